@@ -1,0 +1,186 @@
+"""Run one sandboxed process: feed stdin, keep bounded heads of stdout/stderr, enforce wall time.
+
+Returns raw facts (exit code, bytes, flags, time); `verdict.py` turns them into a status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from smolscript_sandbox.isolation import Identity, bwrap_argv
+from smolscript_sandbox.limits import Limits
+from smolscript_sandbox.reaper import REAPER
+
+_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class RawRun:
+    """What happened to one process. `exit_code` follows bwrap: 128+N when killed by signal N.
+
+    `started` is False when bwrap never spawned the child (sandbox setup failed: infra).
+    `stdout_overflow` means the process wrote more than the kept head and was killed.
+    """
+
+    started: bool
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    stdout_overflow: bool
+    stderr_truncated: bool
+    wall_timeout: bool
+    time_s: float
+    setup_error: str = ""
+
+
+async def _read_head(
+    stream: asyncio.StreamReader, cap: int, on_overflow: Callable[[], None] | None = None
+) -> tuple[bytes, bool]:
+    """Read a stream to EOF keeping at most `cap` bytes; call `on_overflow` once when exceeded."""
+    kept = bytearray()
+    overflow = False
+    while True:
+        chunk = await stream.read(_CHUNK)
+        if not chunk:
+            return bytes(kept), overflow
+        room = cap - len(kept)
+        if room > 0:
+            kept += chunk[:room]
+        if len(chunk) > room and not overflow:
+            overflow = True
+            if on_overflow is not None:
+                on_overflow()
+
+
+async def _read_status(fd: int) -> list[dict]:
+    """Collect bwrap's JSON status lines from the read end of its status pipe."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
+    )
+    try:
+        data = await reader.read()
+    finally:
+        transport.close()
+    lines = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            lines.append(json.loads(line))
+    return lines
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    """SIGKILL the sandbox's process group; --die-with-parent takes the namespace down with it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, 9)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+async def run_sandboxed(
+    argv: list[str],
+    *,
+    job_dir: Path,
+    identity: Identity,
+    limits: Limits,
+    stdin: bytes = b"",
+    writable_job: bool = False,
+    extra_env: dict[str, str] | None = None,
+) -> RawRun:
+    """Run `argv` inside bwrap as `identity` under `limits`; never raises for candidate behaviour.
+
+    Raises OSError only when the process cannot be spawned at all (an infrastructure fault).
+    """
+    status_r, status_w = os.pipe()
+    cmd = bwrap_argv(
+        argv, job_dir, limits, writable_job=writable_job, status_fd=status_w, extra_env=extra_env
+    )
+    start = time.monotonic()
+    try:
+        with REAPER.spawning():
+            proc = await asyncio.create_subprocess_exec(
+                *cmd,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                pass_fds=(status_w,),
+                start_new_session=True,
+                user=identity.uid,
+                group=identity.gid,
+                extra_groups=[] if identity.uid is not None else None,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin"},
+            )
+            REAPER.track(proc.pid)
+    except BaseException:
+        os.close(status_r)
+        raise
+    finally:
+        os.close(status_w)
+    status_task = asyncio.create_task(_read_status(status_r))
+    overflowed = False
+
+    def stdout_overflow() -> None:
+        nonlocal overflowed
+        overflowed = True
+        _kill(proc)
+
+    async def feed() -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            if stdin:
+                proc.stdin.write(stdin)
+                await proc.stdin.drain()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            proc.stdin.close()
+
+    out_task = asyncio.create_task(_read_head(proc.stdout, limits.stdout_bytes, stdout_overflow))
+    err_task = asyncio.create_task(_read_head(proc.stderr, limits.stderr_bytes))
+    feed_task = asyncio.create_task(feed())
+    wall_timeout = False
+    try:
+        try:
+            await asyncio.wait_for(proc.wait(), timeout=limits.wall_s)
+        except TimeoutError:
+            wall_timeout = True
+            _kill(proc)
+            await proc.wait()
+        elapsed = time.monotonic() - start
+        # The pipes close when the namespace dies; bound the wait in case a grandchild escaped.
+        done, pending = await asyncio.wait({out_task, err_task, status_task}, timeout=2.0)
+        for task in pending:
+            task.cancel()
+        (stdout, _), (stderr, err_trunc) = (
+            out_task.result() if out_task in done else (b"", False),
+            err_task.result() if err_task in done else (b"", False),
+        )
+        statuses = status_task.result() if status_task in done else []
+    finally:
+        feed_task.cancel()
+        if proc.returncode is None:
+            _kill(proc)
+            await proc.wait()
+        REAPER.untrack(proc.pid)
+    started = any("child-pid" in s for s in statuses)
+    exit_codes = [s["exit-code"] for s in statuses if "exit-code" in s]
+    exit_code = exit_codes[-1] if exit_codes else proc.returncode
+    if proc.returncode is not None and proc.returncode < 0:
+        exit_code = 128 - proc.returncode  # bwrap itself was killed (by us, on a limit)
+    return RawRun(
+        started=started,
+        exit_code=exit_code,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_overflow=overflowed,
+        stderr_truncated=err_trunc,
+        wall_timeout=wall_timeout,
+        time_s=round(elapsed, 4),
+        setup_error="" if started else stderr.decode("utf-8", "replace")[:2000],
+    )

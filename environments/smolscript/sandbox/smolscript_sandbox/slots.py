@@ -1,0 +1,98 @@
+"""The pool of job slots: each slot has its own uid and a private job folder, one job at a time.
+
+A job acquires a slot, gets a fresh empty folder (0700, owned by the slot uid), and on release
+the slot's stray processes are killed, orphaned zombies reaped and the folder wiped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from smolscript_sandbox.isolation import Identity
+from smolscript_sandbox.reaper import REAPER, kill_uid
+
+DEFAULT_UID_BASE = 61000
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One job slot: index, identity its processes run as, and its private folder."""
+
+    index: int
+    identity: Identity
+    root: Path
+
+    @property
+    def job_dir(self) -> Path:
+        """The folder bound at /job inside the sandbox for the current job."""
+        return self.root / "job"
+
+
+def make_slots(
+    count: int, state_dir: Path, mode: str, uid_base: int = DEFAULT_UID_BASE
+) -> list[Slot]:
+    """Create `count` slots under `state_dir`; per-slot uids only in `bwrap+uid` mode.
+
+    Raises ValueError for a count below 1.
+    """
+    if count < 1:
+        raise ValueError(f"slot count must be at least 1, got {count}")
+    state_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(state_dir, 0o711)  # slot uids may traverse, never list
+    slots = []
+    for i in range(count):
+        if mode == "bwrap+uid":
+            identity = Identity(uid=uid_base + i, gid=uid_base + i)
+        else:
+            identity = Identity(uid=None, gid=None)
+        root = state_dir / f"slot{i}"
+        root.mkdir(exist_ok=True)
+        os.chmod(root, 0o711)
+        slots.append(Slot(index=i, identity=identity, root=root))
+    return slots
+
+
+def _fresh_dir(slot: Slot) -> None:
+    """Replace the slot's job folder by an empty one owned by the slot uid, mode 0700."""
+    shutil.rmtree(slot.job_dir, ignore_errors=True)
+    slot.job_dir.mkdir(mode=0o700)
+    if slot.identity.uid is not None:
+        os.chown(slot.job_dir, slot.identity.uid, slot.identity.gid)
+
+
+def sweep(slot: Slot) -> None:
+    """Kill the slot's remaining processes and wipe its folder (runs in a worker thread)."""
+    if slot.identity.uid is not None:
+        kill_uid(slot.identity.uid)
+    shutil.rmtree(slot.job_dir, ignore_errors=True)
+
+
+class SlotPool:
+    """An asyncio pool of slots; `acquire()` waits for a free one."""
+
+    def __init__(self, slots: list[Slot]) -> None:
+        self.slots = slots
+        self._free: asyncio.Queue[Slot] = asyncio.Queue()
+        for slot in slots:
+            self._free.put_nowait(slot)
+        self.busy = 0
+
+    @contextlib.asynccontextmanager
+    async def acquire(self) -> AsyncIterator[Slot]:
+        """Yield a slot with a fresh job folder; always sweep and return it afterwards."""
+        slot = await self._free.get()
+        self.busy += 1
+        try:
+            await asyncio.to_thread(_fresh_dir, slot)
+            yield slot
+        finally:
+            await asyncio.to_thread(sweep, slot)
+            REAPER.reap_orphans()
+            self.busy -= 1
+            self._free.put_nowait(slot)

@@ -1,0 +1,75 @@
+"""Map the raw facts of one sandboxed run onto the fixed status taxonomy.
+
+Statuses: ok, compile_error, runtime_error, timeout, memory_limit, output_limit, infra_error.
+The sandbox never judges output against expected answers (the host does); `ok` only means the
+process exited 0 within every limit.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+
+from smolscript.types import normalize_stdout
+
+from smolscript_sandbox.limits import Limits
+from smolscript_sandbox.process import RawRun
+
+STATUSES = (
+    "ok",
+    "compile_error",
+    "runtime_error",
+    "timeout",
+    "memory_limit",
+    "output_limit",
+    "infra_error",
+)
+
+# What each runtime prints when an allocation fails under the address-space limit.
+_MEMORY_PATTERNS = re.compile(
+    r"MemoryError|std::bad_alloc|out of memory|OutOfMemoryException|"
+    r"memory allocation of \d+ bytes failed|not enough memory|Cannot allocate memory|"
+    r"allocation failed|heap limit"
+)
+
+
+def decode_diagnostic(raw: bytes) -> str:
+    """Decode stderr or compiler output for display (invalid UTF-8 replaced, CRLF -> LF)."""
+    return raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def signal_of(exit_code: int | None) -> int | None:
+    """The signal number behind a bwrap exit code of 128+N, else None."""
+    if exit_code is not None and 128 < exit_code < 128 + 65:
+        return exit_code - 128
+    return None
+
+
+def classify(raw: RawRun, limits: Limits) -> str:
+    """One status for one run (see module docstring); precedence: infra, output, time, memory."""
+    if not raw.started:
+        return "infra_error"
+    sig = signal_of(raw.exit_code)
+    if raw.stdout_overflow or sig == signal.SIGXFSZ:
+        return "output_limit"
+    if raw.wall_timeout or sig == signal.SIGXCPU:
+        return "timeout"
+    if sig == signal.SIGKILL and raw.time_s >= limits.cpu_s:
+        return "timeout"  # the hard CPU limit fired
+    if raw.exit_code != 0 and _MEMORY_PATTERNS.search(raw.stderr.decode("utf-8", "replace")):
+        return "memory_limit"
+    if raw.exit_code != 0:
+        return "runtime_error"
+    return "ok"
+
+
+def test_result(raw: RawRun, limits: Limits) -> dict:
+    """The per-test record of the job reply (see CONTRACT.md)."""
+    return {
+        "status": classify(raw, limits),
+        "stdout": normalize_stdout(raw.stdout),
+        "stderr": decode_diagnostic(raw.stderr) if raw.started else raw.setup_error,
+        "exit_code": raw.exit_code,
+        "time_s": raw.time_s,
+        "truncated": raw.stdout_overflow or raw.stderr_truncated,
+    }
