@@ -1,0 +1,127 @@
+"""Value types of smolscript program tasks and their wire format (stdin in, stdout out).
+
+Every program job feeds a candidate's entry point through a harness (see ``harness.py``): the
+harness reads the arguments from stdin in the line format written by :func:`encode_stdin` and
+prints the return value as :func:`canonical_output` spells it. The host compares the expected
+value's canonical output with the job's normalized stdout, so both sides of that comparison are
+defined here and nowhere else.
+
+Wire format (one item per line, ``\\n`` line ends):
+  * ``int``: the decimal number; ``bool``: ``true`` or ``false``; ``str``: the string itself;
+  * ``list[int]`` / ``list[str]``: the item count, then one item per line.
+Output: ints in decimal, bools as ``true``/``false``, strings verbatim, lists as their items
+joined by single spaces (list[str] items never contain spaces and are never empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+VALUE_TYPES: tuple[str, ...] = ("int", "bool", "str", "list[int]", "list[str]")
+RETURN_TYPES: tuple[str, ...] = ("int", "bool", "str", "list[int]")
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+class SignatureError(ValueError):
+    """A signature or a value does not match the smolscript value types."""
+
+
+def validate_signature(signature: Mapping[str, Any]) -> None:
+    """Check ``{"params": [{"name", "type"}...], "returns": type}``; raise SignatureError."""
+    params = signature.get("params")
+    if not isinstance(params, list) or not params:
+        raise SignatureError("signature needs a non-empty 'params' list")
+    names = set()
+    for param in params:
+        name, typ = param.get("name"), param.get("type")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise SignatureError(f"bad parameter name {name!r}")
+        if name in names:
+            raise SignatureError(f"duplicate parameter name {name!r}")
+        names.add(name)
+        if typ not in VALUE_TYPES:
+            raise SignatureError(f"parameter {name!r} has unknown type {typ!r}; valid: {VALUE_TYPES}")
+    if signature.get("returns") not in RETURN_TYPES:
+        raise SignatureError(f"unknown return type {signature.get('returns')!r}; valid: {RETURN_TYPES}")
+
+
+def check_value(value: Any, typ: str) -> None:
+    """Raise SignatureError unless ``value`` is a valid ``typ`` value (int32, printable ASCII)."""
+    if typ == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SignatureError(f"expected int, got {value!r}")
+        if not INT32_MIN <= value <= INT32_MAX:
+            raise SignatureError(f"int {value} does not fit in 32 bits")
+    elif typ == "bool":
+        if not isinstance(value, bool):
+            raise SignatureError(f"expected bool, got {value!r}")
+    elif typ == "str":
+        if not isinstance(value, str) or any(not (32 <= ord(ch) < 127) for ch in value):
+            raise SignatureError(f"expected printable ASCII string, got {value!r}")
+    elif typ == "list[int]":
+        if not isinstance(value, list):
+            raise SignatureError(f"expected list, got {value!r}")
+        for item in value:
+            check_value(item, "int")
+    elif typ == "list[str]":
+        if not isinstance(value, list):
+            raise SignatureError(f"expected list, got {value!r}")
+        for item in value:
+            check_value(item, "str")
+            if not item or " " in item:
+                raise SignatureError(f"list[str] items must be non-empty without spaces: {item!r}")
+    else:
+        raise SignatureError(f"unknown type {typ!r}; valid: {VALUE_TYPES}")
+
+
+def _encode_one(value: Any, typ: str) -> list[str]:
+    if typ == "int":
+        return [str(value)]
+    if typ == "bool":
+        return ["true" if value else "false"]
+    if typ == "str":
+        return [value]
+    return [str(len(value))] + [str(item) for item in value]
+
+
+def encode_stdin(args: Sequence[Any], signature: Mapping[str, Any]) -> str:
+    """Encode positional ``args`` for the harness's stdin; raises SignatureError on a mismatch.
+
+    Returns the lines described in the module docstring, each ended by ``\\n``.
+    """
+    validate_signature(signature)
+    params = signature["params"]
+    if len(args) != len(params):
+        raise SignatureError(f"expected {len(params)} arguments, got {len(args)}")
+    lines: list[str] = []
+    for value, param in zip(args, params, strict=True):
+        check_value(value, param["type"])
+        lines.extend(_encode_one(value, param["type"]))
+    return "".join(line + "\n" for line in lines)
+
+
+def canonical_output(value: Any, typ: str) -> str:
+    """The harness's stdout for ``value`` of return type ``typ``, after normalization.
+
+    Normalized stdout has CRLF turned into LF and one final newline stripped, so this string has
+    no trailing newline. Raises SignatureError when the value does not match the type.
+    """
+    if typ not in RETURN_TYPES:
+        raise SignatureError(f"unknown return type {typ!r}; valid: {RETURN_TYPES}")
+    check_value(value, typ)
+    if typ == "int":
+        return str(value)
+    if typ == "bool":
+        return "true" if value else "false"
+    if typ == "str":
+        return value
+    return " ".join(str(item) for item in value)
+
+
+def normalize_stdout(raw: bytes | str) -> str:
+    """Normalize program output: decode (invalid UTF-8 replaced), CRLF->LF, strip one final LF."""
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    text = text.replace("\r\n", "\n")
+    return text[:-1] if text.endswith("\n") else text
