@@ -1,0 +1,144 @@
+"""The one module of smoltalkbench that talks to the network: it asks the judge for one token.
+
+Given the messages built by `judge.build_messages`, `JudgeClient.top_logprobs` calls an
+OpenAI-compatible chat endpoint with max_tokens=1, logprobs=True and top_logprobs=5 (AlpacaEval
+2.0's weighted annotator settings), retries transient failures (connection errors, timeouts,
+429 and 5xx) with exponential backoff, and returns either the first token's top logprobs or an
+error string. It never raises for an endpoint failure: verifiers 0.3.1 would swallow the
+exception inside a reward function and score 0, so failures travel as values and are counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+logger = logging.getLogger(__name__)
+
+TOP_LOGPROBS = 5
+_TRANSIENT = (
+    openai.APIConnectionError,  # includes APITimeoutError
+    openai.RateLimitError,
+    openai.InternalServerError,
+)
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Where and how to call the judge.
+
+    api_key_var names the environment variable holding the key; None or "" means the endpoint
+    needs none (a local server). max_retries counts retries after the first attempt;
+    backoff_s is the first wait, doubled on each retry. timeout_s bounds one request.
+    """
+
+    model: str
+    base_url: str
+    api_key_var: str | None
+    temperature: float = 1.0
+    max_retries: int = 3
+    backoff_s: float = 1.0
+    timeout_s: float = 60.0
+    max_concurrent: int = 8
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """Top logprobs of the judge's first token [(token, logprob)], or an error, and the tries."""
+
+    top_logprobs: list[tuple[str, float]] | None
+    error: str | None
+    attempts: int
+    token: str | None = None
+
+
+def extract_top_logprobs(response: Any) -> tuple[list[tuple[str, float]] | None, str | None]:
+    """(top logprobs of the first generated token, that token) from a chat completion.
+
+    Returns (None, token-or-None) when the response carries no logprobs for its first token.
+    """
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        return None, None
+    message = getattr(choices[0], "message", None)
+    token = getattr(message, "content", None)
+    content = getattr(getattr(choices[0], "logprobs", None), "content", None) or []
+    if not content:
+        return None, token
+    top = getattr(content[0], "top_logprobs", None) or []
+    pairs = [(str(t.token), float(t.logprob)) for t in top if getattr(t, "token", None) is not None]
+    return (pairs or None), token
+
+
+class JudgeClient:
+    """Async judge caller with bounded concurrency; builds its OpenAI client on first use."""
+
+    def __init__(self, config: JudgeConfig):
+        self.config = config
+        self._client: openai.AsyncOpenAI | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+
+    def api_key(self) -> str | None:
+        """The key from the configured variable; "EMPTY" when none is needed, None if unset."""
+        if not self.config.api_key_var:
+            return "EMPTY"
+        return os.environ.get(self.config.api_key_var) or None
+
+    def _openai(self, key: str) -> openai.AsyncOpenAI:
+        if self._client is None:
+            # Retries are ours (counted, logged); the SDK's own would hide them.
+            self._client = openai.AsyncOpenAI(
+                base_url=self.config.base_url,
+                api_key=key,
+                max_retries=0,
+                timeout=self.config.timeout_s,
+            )
+        return self._client
+
+    async def top_logprobs(self, messages: list[dict[str, str]]) -> JudgeReply:
+        """Ask the judge for one token and return its top-5 logprobs, or an error.
+
+        Transient failures are retried up to config.max_retries times with exponential backoff;
+        other API errors (400, 401, 404, ...) fail at once. Never raises for endpoint errors.
+        """
+        key = self.api_key()
+        if key is None:
+            return JudgeReply(
+                None, f"judge API key variable {self.config.api_key_var} is not set", 0
+            )
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.config.max_concurrent)
+        client = self._openai(key)
+        attempts = 0
+        async with self._semaphore:
+            while True:
+                attempts += 1
+                try:
+                    response = await client.chat.completions.create(
+                        model=self.config.model,
+                        messages=messages,  # type: ignore[arg-type]
+                        max_tokens=1,
+                        temperature=self.config.temperature,
+                        logprobs=True,
+                        top_logprobs=TOP_LOGPROBS,
+                    )
+                except _TRANSIENT as exc:
+                    if attempts > self.config.max_retries:
+                        return JudgeReply(
+                            None, f"judge endpoint failed after {attempts} tries: {exc!r}", attempts
+                        )
+                    wait = self.config.backoff_s * 2 ** (attempts - 1)
+                    logger.warning("judge call failed (%r); retry %d in %.1fs", exc, attempts, wait)
+                    await asyncio.sleep(wait)
+                    continue
+                except openai.APIError as exc:
+                    return JudgeReply(None, f"judge endpoint error: {exc!r}", attempts)
+                top, token = extract_top_logprobs(response)
+                if top is None:
+                    return JudgeReply(None, "judge reply has no logprobs", attempts, token)
+                return JudgeReply(top, None, attempts, token)

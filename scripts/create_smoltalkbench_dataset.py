@@ -1,0 +1,157 @@
+"""Build SmolTalkBench's `gold` config from smoltalk's everyday-conversations; maybe publish it.
+
+    uv run python scripts/create_smoltalkbench_dataset.py                    # hub source, counts
+    uv run python scripts/create_smoltalkbench_dataset.py --source-path DIR  # offline copy
+    uv run python scripts/create_smoltalkbench_dataset.py --output rows.jsonl  # write rows
+    uv run python scripts/create_smoltalkbench_dataset.py --push [--public]  # publish
+
+A thin wrapper: loading and publishing live here, all row logic in `smoltalkbench.build`
+(shape check, deduplication, largest-remainder sampling). A local source is a folder holding
+`train*` and `test*` files (.parquet or .jsonl) in the source's format (`full_topic`, `messages`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from smoltalkbench import build
+from smoltalkbench.card import HUB_METADATA, render_card
+from smoltalkbench.errors import ConfigError
+
+REPO = "HuggingFaceSwarms/SmolTalkBench"
+CONFIG = "gold"
+SCRIPT = "scripts/create_smoltalkbench_dataset.py"
+MODULE = "smoltalkbench/build.py"
+FORMATS = {".parquet": "parquet", ".jsonl": "json"}
+
+
+def local_split_files(folder: Path) -> tuple[str, dict[str, list[str]]]:
+    """(datasets builder, {split: files}) for a local copy of the source. Raises ConfigError."""
+    if not folder.is_dir():
+        raise ConfigError(f"--source-path {folder} is not a folder")
+    files = {
+        split: sorted(str(p) for p in folder.rglob(f"{split}*") if p.suffix in FORMATS)
+        for split in build.SOURCE_SPLITS
+    }
+    suffixes = {Path(f).suffix for paths in files.values() for f in paths}
+    if not all(files.values()) or len(suffixes) != 1:
+        raise ConfigError(
+            f"{folder}: need train* and test* files of one format (.parquet or .jsonl), got {files}"
+        )
+    return FORMATS[suffixes.pop()], files
+
+
+def load_source(source_path: str | None, revision: str):
+    """The source splits as a datasets.DatasetDict (train and test)."""
+    from datasets import load_dataset
+
+    if source_path is None:
+        return load_dataset(build.SOURCE, build.SUBSET, revision=revision)
+    builder, files = local_split_files(Path(source_path))
+    return load_dataset(builder, data_files=files)
+
+
+def write_rows(rows: list[dict], path: Path) -> None:
+    """Rows to .jsonl (one JSON object a line, UTF-8, column order of build.COLUMNS) or .parquet."""
+    ordered = [{c: row[c] for c in build.COLUMNS} for row in rows]
+    if path.suffix == ".jsonl":
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ordered)
+        path.write_text(text, encoding="utf-8")
+    elif path.suffix == ".parquet":
+        from datasets import Dataset
+
+        Dataset.from_list(ordered).to_parquet(str(path))
+    else:
+        raise ConfigError(f"--output must end in .jsonl or .parquet, got {path}")
+
+
+def push(rows: list[dict], args: argparse.Namespace, distinct: int) -> None:
+    """Publish the rows as the default `gold` config, then the card, this script and its module."""
+    import smoltalkbench
+    from datasets import Dataset
+    from huggingface_hub import CommitOperationAdd, DatasetCard, HfApi
+
+    Dataset.from_list(rows).push_to_hub(
+        args.repo, config_name=CONFIG, split="test", private=not args.public
+    )
+    card = DatasetCard.load(args.repo, repo_type="dataset")  # keeps push_to_hub's dataset_info
+    for key, value in HUB_METADATA.items():
+        card.data[key] = value
+    for entry in card.data.get("configs") or []:
+        if entry.get("config_name") == CONFIG:
+            entry["default"] = True
+    card.text = render_card(
+        config=CONFIG,
+        subset=build.SUBSET,
+        source=build.SOURCE,
+        generator=build.GENERATOR,
+        repo=args.repo,
+        n=args.n,
+        seed=args.seed,
+        revision=args.source_revision,
+        distinct=distinct,
+        script=SCRIPT,
+        module=MODULE,
+        public=" --public" if args.public else "",
+    )
+    module_path = Path(smoltalkbench.__file__).parent / "build.py"
+    api = HfApi()
+    api.create_commit(
+        args.repo,
+        repo_type="dataset",
+        operations=[
+            CommitOperationAdd("README.md", str(card).encode()),
+            CommitOperationAdd(SCRIPT, Path(__file__).read_bytes()),
+            CommitOperationAdd(MODULE, module_path.read_bytes()),
+        ],
+        commit_message="Add the dataset card and the code that built this dataset",
+    )
+    print(f"pushed https://huggingface.co/datasets/{args.repo}")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--n", type=int, default=1000, help="rows to sample (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument(
+        "--source-revision", default=build.SOURCE_REVISION, help=f"commit of {build.SOURCE}"
+    )
+    parser.add_argument(
+        "--source-path", help="local copy of the source: folder of train*/test* parquet or jsonl"
+    )
+    parser.add_argument("--output", help="write the rows to this .jsonl or .parquet file")
+    parser.add_argument("--repo", default=REPO, help=f"hub dataset to push to (default {REPO})")
+    parser.add_argument(
+        "--push", action="store_true", help="publish the gold config, card and script"
+    )
+    parser.add_argument("--public", action="store_true", help="create the hub repo as public")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build (and optionally write or push) the benchmark; prints counts by group and category."""
+    args = parse_args(argv)
+    source = load_source(args.source_path, args.source_revision)
+    candidates = build.candidate_rows(source)
+    rows = build.sample_rows(candidates, args.n, args.seed)
+    print(f"{len(candidates)} distinct prompts -> {len(rows)} sampled (seed {args.seed})")
+    for column in ("group", "category"):
+        print(
+            f"{column}: "
+            + ", ".join(f"{name} {count}" for name, count in build.counts(rows, column))
+        )
+    if args.output:
+        write_rows(rows, Path(args.output))
+        print(f"wrote {args.output}")
+    if args.push:
+        push(rows, args, len(candidates))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
