@@ -1,0 +1,73 @@
+"""Command line: `python -m smolscript_sandbox serve|start|stop|status`.
+
+serve runs the service in the foreground; start runs it in the background and waits for
+/health; stop ends it; status prints the health record (exit 3 when it is down).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from smolscript_sandbox.config import ServiceConfig
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m smolscript_sandbox", description=__doc__)
+    parser.add_argument("command", choices=["serve", "start", "stop", "status"])
+    parser.add_argument("--host", default=None)
+    parser.add_argument("--port", type=int, default=None)
+    parser.add_argument("--slots", type=int, default=None, help="job slots (default: cores)")
+    parser.add_argument("--browser-slots", type=int, default=None)
+    parser.add_argument("--no-browsers", action="store_true", help="do not start Chromium")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    args = _parser().parse_args(argv)
+    config = ServiceConfig.from_env(
+        host=args.host,
+        port=args.port,
+        slots=args.slots,
+        browser_slots=args.browser_slots,
+        browsers=False if args.no_browsers else None,
+    )
+    if args.command == "serve":
+        import uvicorn
+
+        from smolscript_sandbox.app import create_app
+        from smolscript_sandbox.isolation import IsolationUnavailable
+
+        try:
+            app = create_app(config)
+        except IsolationUnavailable as exc:
+            print(f"smolscript-sandbox: {exc}", file=sys.stderr)
+            return 2
+        # The asyncio loop, not uvloop: uvloop's subprocesses lack user=/group= (uid drop).
+        uvicorn.run(app, host=config.host, port=config.port, log_level="warning", loop="asyncio")
+        return 0
+    from smolscript_sandbox import control
+
+    if args.command == "start":
+        try:
+            info = control.start(config)
+        except control.ServiceStartError as exc:
+            print(f"smolscript-sandbox: {exc}", file=sys.stderr)
+            return 2
+        print(f"{config.base_url}  isolation={info['isolation']} slots={info['slots']}")
+        return 0
+    if args.command == "stop":
+        print("stopped" if control.stop(config) else "not running")
+        return 0
+    info = control.health(config)
+    if info is None:
+        print(f"not running at {config.base_url}")
+        return 3
+    print(json.dumps(info, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

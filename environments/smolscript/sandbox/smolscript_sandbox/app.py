@@ -1,0 +1,162 @@
+"""The FastAPI application: health, program jobs and browser jobs over HTTP.
+
+`create_app(config)` checks isolation before serving (no unisolated fallback), builds the slot
+pools, registers the service as a child subreaper and warms the browsers in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from fastapi import FastAPI, HTTPException
+from pydantic import BaseModel, Field
+
+from smolscript_sandbox import __version__
+from smolscript_sandbox.browser import BrowserPool, make_browser_slots
+from smolscript_sandbox.config import ServiceConfig
+from smolscript_sandbox.hostinfo import host_fingerprint, toolchain_versions
+from smolscript_sandbox.isolation import isolation_mode, probe
+from smolscript_sandbox.limits import RUN_LIMITS
+from smolscript_sandbox.programs import ProgramJob, run_program_job
+from smolscript_sandbox.reaper import REAPER
+from smolscript_sandbox.slots import SlotPool, make_slots
+
+MAX_SOURCE = 256 * 1024
+MAX_TESTS = 512
+
+
+class TestIn(BaseModel):
+    """One test's input: the harness stdin (encode_stdin of the arguments)."""
+
+    stdin: str = Field("", max_length=256 * 1024)
+
+
+class ProgramJobIn(BaseModel):
+    """A program job (CONTRACT.md). entry_point None: source is a complete stdin program."""
+
+    language: str
+    source: str = Field(max_length=MAX_SOURCE)
+    entry_point: str | None = None
+    signature: dict[str, Any] | None = None
+    tests: list[TestIn] = Field(max_length=MAX_TESTS)
+
+
+class BrowserJobIn(BaseModel, extra="allow"):
+    """A browser job (CONTRACT.md, as refined by the web part); extra fields pass through."""
+
+    kind: Literal["html", "css", "dom"]
+    source: str = Field(max_length=MAX_SOURCE)
+    fixture: str | None = Field(None, max_length=MAX_SOURCE)
+    viewports: list[dict[str, int]] = Field(default_factory=lambda: [{"width": 800, "height": 600}])
+    probes: list[dict[str, Any]] = Field(max_length=MAX_TESTS)
+    timeout_s: float = Field(3.0, gt=0, le=60)
+
+
+class Service:
+    """Live state of one running service: config, isolation mode, pools, health facts."""
+
+    def __init__(self, config: ServiceConfig) -> None:
+        self.config = config
+        self.mode = isolation_mode()  # raises IsolationUnavailable: refuse to start
+        self.slots = make_slots(
+            config.slots, config.state_dir / "slots", self.mode, config.uid_base
+        )
+        probe_dir = config.state_dir / "probe"
+        probe_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(probe_dir, 0o755)
+        probe(self.slots[0].identity, probe_dir, RUN_LIMITS)
+        self.pool = SlotPool(self.slots)
+        self.browsers = BrowserPool(
+            make_browser_slots(
+                config.browser_slots if config.browsers else 0,
+                config.state_dir,
+                self.mode,
+                config.browser_uid_base,
+            )
+        )
+        self.versions: dict = {}
+        self.fingerprint = ""
+        self.started = time.time()
+        self.jobs = {"program": 0, "browser": 0}
+
+    async def start(self) -> None:
+        """Subreaper, health facts, browsers (browser failures are reported, not fatal)."""
+        REAPER.become_subreaper()
+        self.versions = await asyncio.to_thread(toolchain_versions)
+        self.fingerprint = host_fingerprint(self.versions)
+        if self.config.browsers:
+            await self.browsers.start()
+        else:
+            self.browsers.error = "browsers disabled (SMOLSCRIPT_SANDBOX_BROWSERS=0)"
+
+    def health(self) -> dict:
+        """The health record (see the /health endpoint)."""
+        return {
+            "status": "ok",
+            "service": "smolscript-sandbox",
+            "version": __version__,
+            "isolation": self.mode,
+            "subreaper": REAPER.subreaper,
+            "slots": len(self.slots),
+            "busy": self.pool.busy,
+            "browser_slots": len(self.browsers.slots),
+            "browser": {"version": self.browsers.version, "error": self.browsers.error},
+            "toolchains": self.versions,
+            "fingerprint": self.fingerprint,
+            "jobs": dict(self.jobs),
+            "uptime_s": round(time.time() - self.started, 1),
+            "pid": os.getpid(),
+        }
+
+
+def create_app(config: ServiceConfig | None = None) -> FastAPI:
+    """Build the app; isolation is checked here, before anything is served.
+
+    Raises IsolationUnavailable when bwrap (or the right privileges) is missing.
+    """
+    service = Service(config or ServiceConfig.from_env())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await service.start()
+        yield
+        await service.browsers.stop()
+
+    app = FastAPI(title="smolscript sandbox", version=__version__, lifespan=lifespan)
+    app.state.service = service
+
+    @app.get("/health")
+    async def health() -> dict:
+        """Toolchain versions, slot count, isolation mode, host fingerprint."""
+        return service.health()
+
+    @app.post("/v1/program")
+    async def program(job: ProgramJobIn) -> dict:
+        """Run a program job; the reply follows CONTRACT.md."""
+        service.jobs["program"] += 1
+        try:
+            return await run_program_job(
+                service.pool,
+                ProgramJob(
+                    language=job.language,
+                    source=job.source,
+                    entry_point=job.entry_point,
+                    signature=job.signature,
+                    stdins=tuple(t.stdin for t in job.tests),
+                ),
+            )
+        except ValueError as exc:  # unknown language, bad signature: the caller's mistake
+            raise HTTPException(status_code=422, detail=str(exc)) from exc
+
+    @app.post("/v1/browser")
+    async def browser(job: BrowserJobIn) -> dict:
+        """Run a browser job in a warm browser; the reply follows CONTRACT.md."""
+        service.jobs["browser"] += 1
+        return await service.browsers.run(job.model_dump())
+
+    return app

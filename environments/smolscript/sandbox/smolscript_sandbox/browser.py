@@ -1,0 +1,212 @@
+"""Browser jobs: one warm Chromium per browser slot, a fresh context per job, a supervisor.
+
+Chromium runs inside bubblewrap as the browser slot's own uid (no network namespace, read-only
+system, private /tmp) through a per-slot wrapper script given to Playwright as
+`executable_path`; Debian's Chromium is used and nothing is ever downloaded. The probe executor
+(`smolscript.web.run_browser_job`, web part) creates the context, runs the scenario and keeps
+completed observations on a candidate timeout. The supervisor here bounds the whole job; when
+the executor overruns, or the browser dies, it kills the browser and starts a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shlex
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smolscript_sandbox.isolation import Identity, bwrap_argv
+from smolscript_sandbox.limits import GIB, MIB, Limits
+from smolscript_sandbox.reaper import kill_uid
+
+log = logging.getLogger(__name__)
+
+CHROMIUM = "/usr/lib/chromium/chromium"
+LAUNCH_TIMEOUT_S = 20.0
+CLOSE_TIMEOUT_S = 5.0
+# Extra seconds the supervisor allows above the scenario wall limit for trusted setup/teardown.
+SUPERVISOR_GRACE_S = 10.0
+
+BROWSER_LIMITS = Limits(
+    cpu_s=100_000,  # a long-lived browser: CPU is bounded per job by the wall limit instead
+    wall_s=0.0,
+    address_space=1 << 44,  # Chromium reserves terabytes of virtual space; memory is not capped
+    nproc=512,
+    fsize=64 * MIB,
+    nofile=4096,
+    tmpfs_bytes=GIB // 2,
+    stdout_bytes=0,
+    stderr_bytes=0,
+)
+
+
+def scenario_wall_s(timeout_s: float) -> float:
+    """The per-scenario wall limit: max(6, 3 x the task's timeout) seconds."""
+    return max(6.0, 3.0 * float(timeout_s))
+
+
+def write_wrapper(path: Path, identity: Identity, pidfile: Path) -> None:
+    """Write the executable that Playwright launches: uid drop, prlimit, bwrap, Chromium.
+
+    The wrapper records its pid (bwrap's, after exec) so the supervisor can kill the browser;
+    bwrap's --die-with-parent then takes every Chromium process with it.
+    """
+    inner = bwrap_argv([CHROMIUM, "--no-sandbox"], Path("/nonexistent"), BROWSER_LIMITS,
+                       writable_job=False)
+    # Chromium needs no job folder: drop the /job bind and run from /tmp.
+    i = inner.index("--ro-bind", inner.index("/dev/shm"))
+    del inner[i : i + 3]
+    inner[inner.index("--chdir") + 1] = "/tmp"
+    inner = [part for part in inner if not part.startswith("--cpu=")]
+    drop = []
+    if identity.uid is not None:
+        drop = ["setpriv", f"--reuid={identity.uid}", f"--regid={identity.gid}",
+                "--clear-groups", "--inh-caps=-all"]
+    command = " ".join(shlex.quote(part) for part in [*drop, *inner])
+    path.write_text(f'#!/bin/sh\necho $$ > {shlex.quote(str(pidfile))}\nexec {command} "$@"\n')
+    os.chmod(path, 0o755)
+
+
+@dataclass
+class BrowserSlot:
+    """One warm browser: its identity, wrapper, and the live Playwright Browser (or None)."""
+
+    index: int
+    identity: Identity
+    root: Path
+    browser: Any = None
+    restarts: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def pidfile(self) -> Path:
+        return self.root / "browser.pid"
+
+    @property
+    def wrapper(self) -> Path:
+        return self.root / "chromium.sh"
+
+
+class BrowserPool:
+    """Warm browsers, one per slot; `run(job)` executes a browser job on a free one."""
+
+    def __init__(self, slots: list[BrowserSlot]) -> None:
+        self.slots = slots
+        self._free: asyncio.Queue[BrowserSlot] = asyncio.Queue()
+        for slot in slots:
+            self._free.put_nowait(slot)
+        self._playwright = None
+        self.version: str | None = None
+        self.error: str | None = None
+
+    async def start(self) -> None:
+        """Start Playwright and launch every slot's browser; records an error instead of raising."""
+        from playwright.async_api import async_playwright
+
+        try:
+            if not os.access(CHROMIUM, os.X_OK):
+                raise FileNotFoundError(f"Chromium not found at {CHROMIUM} (apt install chromium)")
+            self._playwright = await async_playwright().start()
+            for slot in self.slots:
+                slot.root.mkdir(parents=True, exist_ok=True)
+                write_wrapper(slot.wrapper, slot.identity, slot.pidfile)
+                await self._launch(slot)
+            self.version = self.slots[0].browser.version if self.slots else None
+            self.error = None
+        except Exception as exc:  # noqa: BLE001 - reported by health and as infra_error
+            self.error = f"browser start failed: {type(exc).__name__}: {exc}"
+            log.error(self.error)
+
+    async def _launch(self, slot: BrowserSlot) -> None:
+        slot.browser = await self._playwright.chromium.launch(
+            executable_path=str(slot.wrapper), timeout=LAUNCH_TIMEOUT_S * 1000
+        )
+
+    def _kill(self, slot: BrowserSlot) -> None:
+        """Kill the slot's browser process tree without asking Playwright."""
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(slot.pidfile.read_text().strip()), signal.SIGKILL)
+        if slot.identity.uid is not None:
+            kill_uid(slot.identity.uid)
+
+    async def restart(self, slot: BrowserSlot) -> None:
+        """Kill and relaunch the slot's browser (the supervisor's remedy for a stuck one)."""
+        old, slot.browser = slot.browser, None
+        self._kill(slot)
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(old.close(), CLOSE_TIMEOUT_S)
+        slot.restarts += 1
+        await self._launch(slot)
+
+    async def stop(self) -> None:
+        """Close every browser and Playwright (bounded; kills what does not close)."""
+        for slot in self.slots:
+            if slot.browser is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(slot.browser.close(), CLOSE_TIMEOUT_S)
+            self._kill(slot)
+        if self._playwright is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._playwright.stop(), CLOSE_TIMEOUT_S)
+
+    async def run(self, job: dict) -> dict:
+        """Run one browser job through the web part's executor under the supervisor.
+
+        Returns the executor's reply; an executor exception or an unavailable browser is an
+        infra_error; overrunning the supervisor deadline kills and restarts the browser and
+        returns a candidate timeout with no observations.
+        """
+        from smolscript.web import run_browser_job
+
+        if self.error is not None:
+            return infra_reply(self.error)
+        slot = await self._free.get()
+        try:
+            if slot.browser is None or not slot.browser.is_connected():
+                try:
+                    await self.restart(slot)
+                except Exception as exc:  # noqa: BLE001
+                    return infra_reply(f"browser relaunch failed: {exc}")
+            deadline = scenario_wall_s(job.get("timeout_s", 2)) + SUPERVISOR_GRACE_S
+            try:
+                return await asyncio.wait_for(run_browser_job(slot.browser, job), deadline)
+            except TimeoutError:
+                await self._restart_quietly(slot)
+                return {
+                    "status": "timeout",
+                    "syntax_ok": False,
+                    "observations": {},
+                    "errors": [f"supervisor: job exceeded {deadline:.0f} s; browser restarted"],
+                }
+            except Exception as exc:  # noqa: BLE001 - a failure of trusted code
+                await self._restart_quietly(slot)
+                return infra_reply(f"browser executor failed: {type(exc).__name__}: {exc}")
+        finally:
+            self._free.put_nowait(slot)
+
+    async def _restart_quietly(self, slot: BrowserSlot) -> None:
+        try:
+            await self.restart(slot)
+        except Exception as exc:  # noqa: BLE001 - next job retries the launch
+            log.error("browser slot %d relaunch failed: %s", slot.index, exc)
+
+
+def infra_reply(message: str) -> dict:
+    """A browser-job reply for an infrastructure failure."""
+    return {"status": "infra_error", "syntax_ok": False, "observations": {}, "errors": [message]}
+
+
+def make_browser_slots(count: int, state_dir: Path, mode: str, uid_base: int) -> list[BrowserSlot]:
+    """`count` browser slots under state_dir/browser; own uids (uid_base+i) in bwrap+uid mode."""
+    slots = []
+    for i in range(count):
+        uid = uid_base + i if mode == "bwrap+uid" else None
+        root = state_dir / "browser" / f"slot{i}"
+        slots.append(BrowserSlot(index=i, identity=Identity(uid, uid), root=root))
+    return slots

@@ -1,0 +1,53 @@
+"""Health facts: toolchain versions and a host fingerprint (image id inside the container)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+
+from smolscript_sandbox.toolchain import JOB_MOUNT, program_languages
+
+
+def _version(argv0: str) -> str:
+    """First line of `argv0 --version` (Lua: -v), or 'missing'."""
+    flag = "-v" if "lua" in os.path.basename(argv0) else "--version"
+    try:
+        done = subprocess.run(
+            [argv0, flag], capture_output=True, timeout=20, check=False, text=True, errors="replace"
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "missing"
+    text = (done.stdout or done.stderr).strip()
+    return text.splitlines()[0] if text else f"exit {done.returncode}"
+
+
+def toolchain_versions() -> dict[str, dict[str, str]]:
+    """For each program language, the version line of each binary its commands use."""
+    out: dict[str, dict[str, str]] = {}
+    for lang, spec in sorted(program_languages().items()):
+        binaries = []
+        for argv in (spec.compile_argv, spec.run_argv):
+            if argv and not str(argv[0]).startswith(f"{JOB_MOUNT}/") and "{" not in str(argv[0]):
+                binaries.append(str(argv[0]))
+        out[lang] = {b: _version(b) for b in dict.fromkeys(binaries)}
+    out["chromium"] = {"/usr/lib/chromium/chromium": _version("/usr/lib/chromium/chromium")}
+    out["bwrap"] = {"bwrap": _version("bwrap")}
+    return out
+
+
+def host_fingerprint(versions: dict) -> str:
+    """The container image id when set (SMOLSCRIPT_IMAGE_ID), else a hash of the host facts."""
+    image = os.environ.get("SMOLSCRIPT_IMAGE_ID")
+    if image:
+        return f"image:{image}"
+    facts = {"kernel": platform.release(), "machine": platform.machine(), "versions": versions}
+    try:
+        with open("/etc/os-release", encoding="utf-8") as fh:
+            facts["os"] = fh.read()
+    except OSError:
+        pass
+    digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+    return f"host:{digest[:16]}"
