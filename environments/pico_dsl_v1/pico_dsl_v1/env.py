@@ -1,0 +1,198 @@
+"""verifiers wiring: load_environment, the answer parser, the rubric and empty-response handling.
+
+The only module that imports verifiers. Everything it scores comes from parse.py and score.py;
+a rollout is parsed once and its scores are cached in the rollout state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import verifiers as vf
+from verifiers.types import Response, ResponseMessage
+
+from .data import (
+    DATASET_MODES,
+    SLICE_CHOICES,
+    generate_rows,
+    load_benchmark_rows,
+    resolve_difficulty,
+    select_rows,
+    to_record,
+)
+from .errors import ConfigError
+from .parse import ParsedAnswer, parse_answer
+from .prompt import SYSTEM_PROMPT
+from .score import METRIC_NAMES, score_answer
+from .tokenizer import valid_tokenizers
+
+SCORES_KEY = "pico_dsl_v1_scores"
+EMPTY_KEY = "pico_dsl_v1_empty_response"
+REWARD_WEIGHTS: dict[str, float] = {name: 0.0 for name in METRIC_NAMES} | {"exact_match": 1.0}
+METRIC_DOCS: dict[str, str] = {
+    "exact_match": "1.0 when all four parsed lines equal the oracle's (the reward).",
+    "format_valid": "1.0 when the response ends with an <answer> block of exactly four lines.",
+    "answer_tag_valid": "1.0 when a trailing <answer> block is present.",
+    "line_count_ok": "1.0 when the block, or the visible response without one, has four lines.",
+    "avg_line_similarity": "Mean of the four line similarities.",
+    "empty_response": "1.0 when the model returned no text (kept and scored 0, not retried).",
+}
+
+
+def completion_text(completion: Any) -> str:
+    """Text of the last assistant message (or the completion itself when it is a string)."""
+    if isinstance(completion, str):
+        return completion
+    parser = vf.Parser()
+    messages = parser.get_assistant_messages(completion or [])
+    if not messages:
+        return ""
+    content = parser._message_field(messages[-1], "content", "") or ""
+    return parser._content_to_text(content)
+
+
+class PicoAnswerParser(vf.Parser):
+    """verifiers Parser over parse.parse_answer: `parse` returns the final block's lines joined
+    by newlines, or None when the response has no trailing `<answer>` block."""
+
+    def parse(self, text: str) -> str | None:
+        parsed = parse_answer(text)
+        return "\n".join(parsed.lines) if parsed.lines is not None else None
+
+    def parse_completion(self, completion: Any) -> ParsedAnswer:
+        """Parse the last assistant message of a completion."""
+        return parse_answer(completion_text(completion))
+
+
+def rollout_scores(
+    completion: Any, info: dict[str, Any], state: dict[str, Any]
+) -> dict[str, float]:
+    """Parse and score a rollout once; later calls read the cached result from `state`."""
+    cached = state.get(SCORES_KEY)
+    if cached is None:
+        parsed = parse_answer(completion_text(completion))
+        cached = score_answer(parsed, info["target_lines"])
+        state[SCORES_KEY] = cached
+        state["pico_dsl_v1_parse_reason"] = parsed.reason
+    return cached
+
+
+def _metric(name: str) -> Callable[..., float]:
+    def metric(completion: Any, info: dict[str, Any], state: dict[str, Any]) -> float:
+        return rollout_scores(completion, info, state)[name]
+
+    metric.__name__ = metric.__qualname__ = name
+    metric.__doc__ = METRIC_DOCS.get(
+        name,
+        (
+            f"1.0 when answer line {name[5]} equals the oracle's line."
+            if name.endswith("_exact")
+            else f"1 - Levenshtein distance / max length for line {name[5]}; missing line 0."
+        ),
+    )
+    return metric
+
+
+METRIC_FUNCS: tuple[Callable[..., float], ...] = tuple(_metric(name) for name in METRIC_NAMES)
+
+
+def empty_response(state: dict[str, Any]) -> float:
+    """1.0 when the model returned no text (kept and scored 0, not retried)."""
+    return float(bool(state.get(EMPTY_KEY)))
+
+
+def build_rubric(parser: vf.Parser | None = None) -> vf.Rubric:
+    """exact_match at weight 1.0; every other metric, and empty_response, at weight 0."""
+    funcs = [*METRIC_FUNCS, empty_response]
+    weights = [REWARD_WEIGHTS[f.__name__] for f in METRIC_FUNCS] + [0.0]
+    return vf.Rubric(funcs=funcs, weights=weights, parser=parser or PicoAnswerParser())
+
+
+class PicoDslEnv(vf.SingleTurnEnv):
+    """SingleTurnEnv that keeps empty model answers as scored failures.
+
+    verifiers 0.3.1 clients raise EmptyModelResponseError on an empty text; the rollout then
+    stores the error, and vf-eval's retry wrapper (--max-retries, default 3, with backoff)
+    re-runs it and finally drops it with reward 0. For this benchmark an empty answer is a
+    model outcome, so we turn it into an empty assistant message, flag it in the state (the
+    `empty_response` metric) and let the rubric score it 0 once.
+    """
+
+    async def get_model_response(
+        self, state: Any, prompt: Any, *args: Any, **kwargs: Any
+    ) -> Response:
+        try:
+            return await super().get_model_response(state, prompt, *args, **kwargs)
+        except vf.EmptyModelResponseError as exc:
+            state[EMPTY_KEY] = str(exc) or "empty response"
+            return Response(
+                id="pico-dsl-v1-empty-response",
+                created=0,
+                model=str(state.get("model") or ""),
+                usage=None,
+                message=ResponseMessage(content="", finish_reason="stop", is_truncated=False),
+            )
+
+
+def _check_arguments(
+    dataset_mode: str, difficulty: str | None, tokenizer: str, slice_: str
+) -> None:
+    if dataset_mode not in DATASET_MODES:
+        raise ConfigError(
+            f"unknown dataset_mode {dataset_mode!r}; valid: {', '.join(DATASET_MODES)}"
+        )
+    if slice_ not in SLICE_CHOICES:
+        raise ConfigError(f"unknown slice {slice_!r}; valid: {', '.join(SLICE_CHOICES)}")
+    resolve_difficulty(difficulty)
+    if dataset_mode == "fixed" and difficulty is not None:
+        raise ConfigError(
+            "difficulty applies to dataset_mode='generated'; the fixed benchmark uses slice"
+        )
+    if tokenizer not in valid_tokenizers():
+        raise ConfigError(
+            f"unknown tokenizer {tokenizer!r}; valid: {', '.join(valid_tokenizers())}"
+        )
+
+
+def load_environment(
+    num_examples: int = 480,
+    slice: str = "mixed",
+    dataset_mode: str = "fixed",
+    seed: int = 0,
+    difficulty: str | None = None,
+    tokenizer: str = "auto",
+    **kwargs: Any,
+) -> vf.Environment:
+    """Build the pico-dsl-v1 environment.
+
+    Args:
+        num_examples: rows to use (fixed: at most 480, or 80 for one slice).
+        slice: "mixed" (round-robin over the 6 x 4 grid) or one slice name.
+        dataset_mode: "fixed" (the packaged benchmark) or "generated" (built from `seed`).
+        seed: generated mode only.
+        difficulty: generated mode only: tiny/easy/medium/hard/mixed or tape16/24/34/48.
+        tokenizer: generated mode phrase-length measure: "auto", "none" or a tiktoken name.
+        **kwargs: passed to the verifiers environment.
+
+    Raises:
+        ValueError (ConfigError): an argument is unknown or out of range; the message lists the
+            valid values.
+    """
+    _check_arguments(dataset_mode, difficulty, tokenizer, slice)
+    if dataset_mode == "fixed":
+        rows = select_rows(load_benchmark_rows(), slice, num_examples)
+    else:
+        rows = generate_rows(num_examples, seed, difficulty, tokenizer, slice)
+    from datasets import Dataset
+
+    dataset = Dataset.from_list([to_record(row) for row in rows])
+    parser = PicoAnswerParser()
+    return PicoDslEnv(
+        dataset=dataset,
+        eval_dataset=dataset,
+        system_prompt=SYSTEM_PROMPT,
+        parser=parser,
+        rubric=build_rubric(parser),
+        **kwargs,
+    )

@@ -1,0 +1,119 @@
+"""Benchmark vocabulary: slices, complexity levels L1-L4, symbol pools and quality floors.
+
+One table for every module that needs it (compiler, validator, data loader, README tests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SLICES: tuple[str, ...] = (
+    "copy_case",
+    "punctuation",
+    "deletion",
+    "repeat",
+    "noop_suffix",
+    "composite",
+)
+LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "L4")
+ROWS_PER_CELL = 20
+BENCHMARK_SIZE = len(SLICES) * len(LEVELS) * ROWS_PER_CELL  # 480
+
+# Phenomena a row can show, measured on the oracle trace (see validate.measure).
+PHENOMENA: tuple[str, ...] = ("case", "punctuation", "deletion", "repeat", "noop_suffix")
+
+# The phenomenon each single-phenomenon slice is about; composite needs >= 3 of PHENOMENA.
+SLICE_PHENOMENON: dict[str, str] = {
+    "copy_case": "case",
+    "punctuation": "punctuation",
+    "deletion": "deletion",
+    "repeat": "repeat",
+    "noop_suffix": "noop_suffix",
+}
+COMPOSITE_MIN_PHENOMENA = 3
+
+# Tape symbols the dictionary may use, and the literal characters tapes may insert. Disjoint,
+# printable ASCII, and free of `<`, `>`, `|`, quotes, backslash and backtick (prompt delimiters).
+SYMBOL_POOL = "0123456789#$%&*+=@^~ABCDEFGHJKMNPQRSTUVWXYZ"
+LITERAL_POOL = " .,;:!?-_/'"
+BRACKET_PAIRS: tuple[tuple[str, str], ...] = (("(", ")"), ("[", "]"), ("{", "}"))
+LITERAL_CHARS = LITERAL_POOL + "".join(a + b for a, b in BRACKET_PAIRS)
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """Measurable bounds of one complexity level (all inclusive ranges).
+
+    Attributes:
+        source_length: characters of the input S.
+        tape_length: characters of the tape.
+        distinct_ops: distinct operations named by tape symbols.
+        max_literals: most literal characters on the tape (punctuation and composite rows; the
+            punctuation slice needs at least `min_punctuation_literals`).
+        min_punctuation_literals: fewest literals in a punctuation-slice row.
+        noop_suffix: how many consuming symbols follow source exhaustion in rows that have one.
+        dictionary_size: entries in the per-sample dictionary (one symbol per operation plus
+            aliases for the operations the tape uses).
+    """
+
+    source_length: tuple[int, int]
+    tape_length: tuple[int, int]
+    distinct_ops: tuple[int, int]
+    max_literals: int
+    min_punctuation_literals: int
+    noop_suffix: tuple[int, int]
+    dictionary_size: int
+
+
+LEVEL_SPECS: dict[str, LevelSpec] = {
+    "L1": LevelSpec((5, 10), (5, 16), (1, 2), 2, 1, (1, 2), 8),
+    "L2": LevelSpec((11, 16), (11, 24), (2, 3), 4, 2, (1, 3), 9),
+    "L3": LevelSpec((17, 24), (17, 34), (3, 4), 6, 3, (2, 4), 10),
+    "L4": LevelSpec((25, 34), (25, 48), (4, 6), 8, 4, (2, 5), 12),
+}
+
+
+@dataclass(frozen=True)
+class QualityFloor:
+    """Per-slice tape quality floors.
+
+    Every row must reach the hard floors; rows under a soft floor are allowed but capped at
+    `max_soft_share` of a slice, so that low-entropy tapes stay rare.
+    """
+
+    hard_entropy_bits: float
+    hard_unique_chars: int
+    soft_entropy_bits: float
+    soft_unique_chars: int
+    max_soft_share: float = 0.1
+
+
+QUALITY_FLOORS: dict[str, QualityFloor] = {
+    "copy_case": QualityFloor(1.4, 3, 2.0, 4),
+    "punctuation": QualityFloor(1.6, 4, 2.2, 5),
+    "deletion": QualityFloor(1.5, 3, 2.0, 4),
+    "repeat": QualityFloor(1.5, 3, 2.0, 4),
+    "noop_suffix": QualityFloor(1.4, 3, 2.0, 4),
+    "composite": QualityFloor(1.8, 4, 2.4, 5),
+}
+
+# Short targets are compared after normalization; two rows may not share one.
+SHORT_TARGET_MAX_CHARS = 16
+# Tails that read as filler rather than content ("... etc", "lol"), after normalization.
+FILLER_TAILS: tuple[str, ...] = (
+    "etc",
+    "and so on",
+    "and more",
+    "and stuff",
+    "or something",
+    "lol",
+    "haha",
+    "yeah",
+    "ok",
+    "okay",
+    "you know",
+    "i guess",
+    "blah",
+    "whatever",
+    "and so forth",
+)
