@@ -87,12 +87,20 @@ class Service:
     async def start(self) -> None:
         """Subreaper, health facts, browsers (browser failures are reported, not fatal)."""
         REAPER.become_subreaper()
+        self._reaper_task = asyncio.create_task(self._reap_forever())
         self.versions = await asyncio.to_thread(toolchain_versions)
         self.fingerprint = host_fingerprint(self.versions)
         if self.config.browsers:
             await self.browsers.start()
         else:
             self.browsers.error = "browsers disabled (SMOLSCRIPT_SANDBOX_BROWSERS=0)"
+
+    async def _reap_forever(self, every_s: float = 1.0) -> None:
+        """Reap orphans re-parented to us between jobs (bwrap's monitor can exit after its
+        parent)."""
+        while True:
+            await asyncio.sleep(every_s)
+            REAPER.reap_orphans()
 
     def health(self) -> dict:
         """The health record (see the /health endpoint)."""
@@ -111,6 +119,7 @@ class Service:
             "jobs": dict(self.jobs),
             "uptime_s": round(time.time() - self.started, 1),
             "pid": os.getpid(),
+            "state_dir": str(self.config.state_dir),
         }
 
 

@@ -56,8 +56,9 @@ def write_wrapper(path: Path, identity: Identity, pidfile: Path) -> None:
     The wrapper records its pid (bwrap's, after exec) so the supervisor can kill the browser;
     bwrap's --die-with-parent then takes every Chromium process with it.
     """
-    inner = bwrap_argv([CHROMIUM, "--no-sandbox"], Path("/nonexistent"), BROWSER_LIMITS,
-                       writable_job=False)
+    inner = bwrap_argv(
+        [CHROMIUM, "--no-sandbox"], Path("/nonexistent"), BROWSER_LIMITS, writable_job=False
+    )
     # Chromium needs no job folder: drop the /job bind and run from /tmp.
     i = inner.index("--ro-bind", inner.index("/dev/shm"))
     del inner[i : i + 3]
@@ -65,8 +66,13 @@ def write_wrapper(path: Path, identity: Identity, pidfile: Path) -> None:
     inner = [part for part in inner if not part.startswith("--cpu=")]
     drop = []
     if identity.uid is not None:
-        drop = ["setpriv", f"--reuid={identity.uid}", f"--regid={identity.gid}",
-                "--clear-groups", "--inh-caps=-all"]
+        drop = [
+            "setpriv",
+            f"--reuid={identity.uid}",
+            f"--regid={identity.gid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ]
     command = " ".join(shlex.quote(part) for part in [*drop, *inner])
     path.write_text(f'#!/bin/sh\necho $$ > {shlex.quote(str(pidfile))}\nexec {command} "$@"\n')
     os.chmod(path, 0o755)

@@ -52,17 +52,30 @@ def start(config: ServiceConfig, wait_s: float = 90.0) -> dict:
     config.state_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(config.state_dir, 0o711)
     cmd = [
-        sys.executable, "-m", "smolscript_sandbox", "serve",
-        "--host", config.host, "--port", str(config.port),
-        "--slots", str(config.slots), "--browser-slots", str(config.browser_slots),
+        sys.executable,
+        "-m",
+        "smolscript_sandbox",
+        "serve",
+        "--host",
+        config.host,
+        "--port",
+        str(config.port),
+        "--slots",
+        str(config.slots),
+        "--browser-slots",
+        str(config.browser_slots),
     ]
     if not config.browsers:
         cmd.append("--no-browsers")
     env = dict(os.environ, SMOLSCRIPT_SANDBOX_STATE=str(config.state_dir))
     with open(_logfile(config), "ab") as log:
         proc = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, env=env,
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
         )
     _pidfile(config).write_text(str(proc.pid))
     deadline = time.monotonic() + wait_s

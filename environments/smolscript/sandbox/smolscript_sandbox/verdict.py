@@ -50,13 +50,16 @@ def classify(raw: RawRun, limits: Limits) -> str:
     if not raw.started:
         return "infra_error"
     sig = signal_of(raw.exit_code)
+    stderr = raw.stderr.decode("utf-8", "replace")
     if raw.stdout_overflow or sig == signal.SIGXFSZ:
         return "output_limit"
+    if raw.exit_code != 0 and "File too large" in stderr:
+        return "output_limit"  # EFBIG: runtimes that ignore SIGXFSZ (Python) raise instead
     if raw.wall_timeout or sig == signal.SIGXCPU:
         return "timeout"
     if sig == signal.SIGKILL and raw.time_s >= limits.cpu_s:
         return "timeout"  # the hard CPU limit fired
-    if raw.exit_code != 0 and _MEMORY_PATTERNS.search(raw.stderr.decode("utf-8", "replace")):
+    if raw.exit_code != 0 and _MEMORY_PATTERNS.search(stderr):
         return "memory_limit"
     if raw.exit_code != 0:
         return "runtime_error"

@@ -1,0 +1,211 @@
+"""Containment of hostile programs by the real scoring service (bwrap, uid drop, prlimit).
+
+Each case runs a complete stdin/stdout program (no harness) through the HTTP API and checks its
+status, that the service still serves, and that no zombie or slot process remains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import threading
+import time
+
+import pytest
+from smolscript.client import SandboxClient
+from smolscript_sandbox.reaper import list_processes
+from smolscript_sandbox.testing import ensure_service
+
+pytestmark = pytest.mark.integration
+
+UID_BASE = 61000
+
+C_NULL_CRASH = """#include <stdio.h>
+int main(void) { volatile int *p = 0; *p = 1; return 0; }
+"""
+C_BIG_FILE = """#include <stdio.h>
+#include <string.h>
+int main(void) {
+    static char block[1 << 20];
+    memset(block, 'x', sizeof block);
+    FILE *f = fopen("/tmp/big", "wb");
+    for (int i = 0; i < 100; i++) fwrite(block, 1, sizeof block, f);
+    fclose(f);
+    puts("wrote");
+    return 0;
+}
+"""
+
+# (name, language, source, expected status, check on the test record)
+CASES = [
+    ("fork_bomb", "python", "import os\nwhile True:\n    os.fork()\n", "runtime_error", None),
+    (
+        "fork_bomb_retrying",
+        "python",
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+        "timeout",
+        None,
+    ),
+    ("infinite_loop", "python", "while True:\n    pass\n", "timeout", None),
+    ("sleep", "python", "import time\ntime.sleep(60)\n", "timeout", None),
+    ("alloc_4gb", "python", "x = bytearray(4 * 2**30)\nprint(len(x))\n", "memory_limit", None),
+    (
+        "file_100mb_python",
+        "python",
+        "open('/tmp/big', 'wb').write(b'x' * 100_000_000)\nprint('wrote')\n",
+        "output_limit",
+        lambda t: "wrote" not in t["stdout"],
+    ),
+    ("file_100mb_c", "c", C_BIG_FILE, "output_limit", lambda t: "wrote" not in t["stdout"]),
+    (
+        "write_etc",
+        "python",
+        "open('/etc/smolscript_escape', 'w').write('x')\nprint('escaped')\n",
+        "runtime_error",
+        lambda t: not os.path.exists("/etc/smolscript_escape") and "escaped" not in t["stdout"],
+    ),
+    (
+        "read_host_file",
+        "python",
+        f"print(open({os.path.abspath(__file__)!r}).read())\n",
+        "runtime_error",
+        lambda t: "Containment" not in t["stdout"],
+    ),
+    (
+        "flood",
+        "python",
+        "import sys\nwhile True:\n    sys.stdout.write('y' * 65536)\n",
+        "output_limit",
+        lambda t: t["truncated"] and set(t["stdout"]) == {"y"} and len(t["stdout"]) <= 256 * 1024,
+    ),
+    (
+        "byte_ff",
+        "python",
+        "import sys\nsys.stdout.buffer.write(b'a\\xffb\\n')\n",
+        "ok",
+        lambda t: t["stdout"] == "a\ufffdb",
+    ),
+    (
+        "crash_empty_output",
+        "c",
+        C_NULL_CRASH,
+        "runtime_error",
+        lambda t: t["stdout"] == "" and t["exit_code"] != 0,
+    ),
+    (
+        "crlf",
+        "python",
+        "import sys\nsys.stdout.buffer.write(b'1\\r\\n2\\r\\n')\n",
+        "ok",
+        lambda t: t["stdout"] == "1\n2",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def service() -> dict:
+    """The real service (started if needed); its health record."""
+    return ensure_service()
+
+
+def strays(health: dict) -> tuple[list, list]:
+    """(zombie children of the service, live processes of program slot uids)."""
+    uids = range(UID_BASE, UID_BASE + health["slots"])
+    procs = list_processes()
+    zombies = [p for p in procs if p[1] == health["pid"] and p[2] == "Z"]
+    live = [p for p in procs if p[3] in uids and p[2] != "Z"]
+    return zombies, live
+
+
+async def wait_clean(health: dict, within_s: float = 3.0) -> tuple[list, list]:
+    """Poll until no stray remains (the service reaps orphans every second)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        found = strays(health)
+        if not any(found) or time.monotonic() > deadline:
+            return found
+        await asyncio.sleep(0.2)
+
+
+@pytest.mark.parametrize(
+    ("name", "language", "source", "status", "check"), CASES, ids=[c[0] for c in CASES]
+)
+async def test_hostile_program_is_contained(service, name, language, source, status, check):
+    async with SandboxClient(max_concurrency=2) as client:
+        result = await client.run_program(language, source, ["\n"])
+        assert result["status"] == "ok", result  # compiled and ran (the test carries the verdict)
+        test = result["tests"][0]
+        assert test["status"] == status, (name, test)
+        if check is not None:
+            assert check(test), (name, test)
+        if status == "timeout":
+            assert test["time_s"] < 6.0, test  # 3 s CPU + 1 s wall allowance, plus start-up
+        health = await client.health()
+        assert health["status"] == "ok"
+    assert await wait_clean(service) == ([], [])
+
+
+async def test_connect_to_host_listener_is_refused(service):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    accepted = []
+
+    def accept() -> None:
+        try:
+            accepted.append(listener.accept())
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept)
+    thread.start()
+    source = (
+        "import socket\n"
+        f"s = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+        "s.sendall(b'hello')\nprint('connected')\n"
+    )
+    async with SandboxClient() as client:
+        result = await client.run_program("python", source, ["\n"])
+    thread.join()
+    listener.close()
+    test = result["tests"][0]
+    assert test["status"] == "runtime_error", test
+    assert "connected" not in test["stdout"]
+    assert accepted == []
+    assert await wait_clean(service) == ([], [])
+
+
+async def test_job_cannot_see_another_jobs_folder(service):
+    """Job A keeps a secret in its folder while job B (another slot) searches every path."""
+    token = os.urandom(4).hex()
+    holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(2.5)\n"
+    roots = ["/tmp", "/job", "/proc", service["state_dir"], "/var", "/root"]
+    seeker = (  # builds the secret at run time, so its own source never contains it
+        "import json, os\n"
+        f"needle = 's3cr3t-' + {token!r}\n"
+        "found = []\n"
+        f"for root in {roots!r}:\n"
+        "    for base, _dirs, files in os.walk(root):\n"
+        "        for name in files:\n"
+        "            path = os.path.join(base, name)\n"
+        "            try:\n"
+        "                with open(path, errors='replace') as fh:\n"
+        "                    if needle in fh.read(1 << 20):\n"
+        "                        found.append(path)\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "print(json.dumps(found))\n"
+    )
+    async with SandboxClient() as client:
+        hold = asyncio.create_task(client.run_program("python", holder, ["\n"]))
+        await asyncio.sleep(0.5)
+        seek = await client.run_program("python", seeker, ["\n"])
+        held = await hold
+    assert held["tests"][0]["status"] == "ok", held
+    assert seek["tests"][0]["status"] == "ok", seek
+    assert json.loads(seek["tests"][0]["stdout"]) == []
+    assert await wait_clean(service) == ([], [])
