@@ -72,6 +72,8 @@ def extract_top_logprobs(response: Any) -> tuple[list[tuple[str, float]] | None,
         return None, token
     top = getattr(content[0], "top_logprobs", None) or []
     pairs = [(str(t.token), float(t.logprob)) for t in top if getattr(t, "token", None) is not None]
+    # llama.cpp appends the sampled token when it is outside the top k: keep the top k only.
+    pairs = sorted(pairs, key=lambda pair: -pair[1])[:TOP_LOGPROBS]
     return (pairs or None), token
 
 
