@@ -1,0 +1,239 @@
+"""verifiers wiring of smolscript: `load_environment`, the rubric and its reward functions.
+
+The only module that imports verifiers. Each rollout's raw completion is assembled with the
+task's prefix, scored once by the scoring service, and the verdict is stored in the rollout
+state (and its `info`, so that `vf-eval -s` keeps it); the reward functions only read it.
+
+verifiers 0.3.1 catches exceptions raised inside reward functions and scores them 0.0, which
+would turn an infrastructure failure into a model failure. Scoring therefore happens in the
+rubric's `score_rollout`/`score_group` overrides, before any reward function runs: a
+`ScoringInfraError` raised there propagates out of `vf-eval` and stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import verifiers as vf
+from datasets import Dataset
+from verifiers.errors import EmptyModelResponseError
+from verifiers.types import Response, ResponseMessage
+
+from smolscript import data
+from smolscript.assemble import ASSEMBLY_VERSION, assemble_completion
+from smolscript.prompts import (
+    TEMPLATE_ID,
+    build_prompt,
+    check_context,
+    make_token_counter,
+    token_budget,
+)
+from smolscript.scoring import resolve_service_url, score_code
+
+VERDICT_KEY = "smolscript"
+
+
+# --------------------------------------------------------------------------- rewards
+
+
+def _verdict(state: Mapping[str, Any]) -> Mapping[str, Any]:
+    verdict = state.get(VERDICT_KEY)
+    if verdict is None:
+        raise RuntimeError("smolscript verdict missing: score through SmolscriptRubric")
+    return verdict
+
+
+def passed(state: Mapping[str, Any], **_: Any) -> float:
+    """1.0 when every hidden test of the task passed (headline reward, weight 1), else 0.0."""
+    return float(bool(_verdict(state)["passed"]))
+
+
+def syntax_ok(state: Mapping[str, Any], **_: Any) -> float:
+    """1.0 when the code parsed/compiled (HTML/CSS: no parse error reported), else 0.0."""
+    return float(bool(_verdict(state)["syntax_ok"]))
+
+
+def hidden_test_pass_rate(state: Mapping[str, Any], **_: Any) -> float:
+    """Fraction of the task's hidden tests passed, in [0, 1] (partial functional success)."""
+    return float(_verdict(state)["hidden_test_pass_rate"])
+
+
+REWARD_FUNCS = (passed, syntax_ok, hidden_test_pass_rate)
+REWARD_WEIGHTS = (1.0, 0.0, 0.0)
+
+
+def completion_text(completion: Any) -> str:
+    """The raw text a model produced: a completions string, or assistant message contents."""
+    if completion is None:
+        return ""
+    if isinstance(completion, str):
+        return completion
+    parts = []
+    for message in completion:
+        content = message.get("content") if isinstance(message, Mapping) else getattr(
+            message, "content", None)
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(p.get("text", "") if isinstance(p, Mapping) else getattr(p, "text", "")
+                         for p in content)
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- rubric
+
+
+class SmolscriptRubric(vf.Rubric):
+    """Scores each rollout once through the scoring service; infra errors stop the run."""
+
+    def __init__(self, tasks: Mapping[str, Mapping[str, Any]],
+                 hidden: Mapping[str, Mapping[str, Any]], service_url: str | None,
+                 concurrency: int):
+        super().__init__(funcs=list(REWARD_FUNCS), weights=list(REWARD_WEIGHTS))
+        self.tasks = tasks
+        self.hidden = hidden
+        self.requested_url = service_url
+        self.concurrency = concurrency
+        self._url: str | None = None
+        self._gates: dict[int, tuple[asyncio.Lock, asyncio.Semaphore]] = {}
+
+    def _gate(self) -> tuple[asyncio.Lock, asyncio.Semaphore]:
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._gates:
+            self._gates[loop] = (asyncio.Lock(), asyncio.Semaphore(self.concurrency))
+        return self._gates[loop]
+
+    async def service_url(self) -> str:
+        """Resolve (and if needed start) the scoring service once."""
+        lock, _ = self._gate()
+        async with lock:
+            if self._url is None:
+                self._url = await asyncio.to_thread(resolve_service_url, self.requested_url)
+        return self._url
+
+    async def ensure_verdict(self, state: dict) -> None:
+        """Assemble and score the rollout once; stores the verdict in state and info."""
+        if state.get(VERDICT_KEY) is not None:
+            return
+        from smolscript.client import SandboxClient
+
+        info = state.get("info") or {}
+        task = self.tasks[info["id"]]
+        raw = completion_text(state.get("completion"))
+        assembly = assemble_completion(task, raw)
+        url = await self.service_url()
+        _, semaphore = self._gate()
+        started = time.monotonic()
+        async with semaphore, SandboxClient(url, max_concurrency=1) as client:
+            verdict = await score_code(task, self.hidden[task["id"]], assembly.code, client,
+                                       assembly.note)
+        state[VERDICT_KEY] = verdict
+        info.update({"raw_completion": raw, "evaluated_code": assembly.code,
+                     "assembly": {"mode": assembly.mode, "note": assembly.note},
+                     "empty_completion": not raw.strip(),
+                     "verdict": {**verdict, "scoring_s": round(time.monotonic() - started, 3)}})
+        state["info"] = info
+
+    async def score_rollout(self, state: dict) -> None:
+        await self.ensure_verdict(state)
+        await super().score_rollout(state)
+
+    async def score_group(self, states: list[dict]) -> None:
+        await asyncio.gather(*(self.ensure_verdict(state) for state in states))
+        await super().score_group(states)
+
+
+# --------------------------------------------------------------------------- environment
+
+
+class SmolscriptEnv(vf.SingleTurnEnv):
+    """Single-turn raw completion environment with per-task token budgets and greedy decoding.
+
+    Each request's `max_tokens` is the task's budget (language and difficulty, or the
+    `max_tokens` override), temperature 0. An empty completion is a model outcome: it is
+    kept and scored (it fails), instead of being retried and dropped.
+    """
+
+    async def get_model_response(self, state, prompt, client=None, model=None, tool_defs=None,
+                                 sampling_args=None) -> Response:
+        args = dict(sampling_args or state.get("sampling_args") or {})
+        budget = state["info"]["max_tokens"]
+        args.pop("max_completion_tokens", None)
+        args.update({"max_tokens": budget, "temperature": 0.0})
+        try:
+            return await super().get_model_response(state, prompt, client=client, model=model,
+                                                    tool_defs=tool_defs, sampling_args=args)
+        except EmptyModelResponseError:
+            return Response(id="smolscript-empty", created=int(time.time()),
+                            model=model or state.get("model") or "",
+                            message=ResponseMessage(content="", finish_reason="stop",
+                                                    is_truncated=False))
+
+
+def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None) -> list[dict]:
+    rows = []
+    for task in tasks:
+        rows.append({
+            "prompt": build_prompt(task),
+            "answer": "",
+            "task": "smolscript",
+            "info": {"id": task["id"], "language": task["language"],
+                     "difficulty": task["difficulty"],
+                     "max_tokens": token_budget(task["language"], task["difficulty"], max_tokens),
+                     "template_id": TEMPLATE_ID, "assembly_version": ASSEMBLY_VERSION,
+                     "budget_overridden": max_tokens is not None},
+        })
+    return rows
+
+
+def load_environment(
+    languages: Sequence[str] | str | None = None,
+    difficulties: Sequence[str] | str | None = None,
+    edition: str = "default",
+    num_examples: int = -1,
+    max_tokens: int | None = None,
+    service_url: str | None = None,
+    concurrency: int = 8,
+    context_length: int | None = None,
+    tokenizer: str = "smollm2",
+    **kwargs: Any,
+) -> vf.Environment:
+    """Build the smolscript environment.
+
+    languages / difficulties: filters (None = all nine languages / all difficulties); a
+      filtered run reports `filtered_macro_score`, never the official SmolScript Score.
+    edition: "default" (350 tasks), "previous1000" or "full2000".
+    num_examples: first N selected tasks in dataset order (-1 = all).
+    max_tokens: replaces every task's token budget (recorded in each row's info).
+    service_url: scoring service; None reuses or starts the local one at first scoring.
+    concurrency: scoring jobs in flight at once.
+    context_length / tokenizer: when context_length is given, every prompt plus its budget
+      must fit it, counted with `tokenizer` (see prompts.make_token_counter); a prompt too
+      long raises PromptTooLongError (prompts are never truncated).
+    Raises DataError naming valid values for a bad language, difficulty or edition.
+    """
+    if kwargs:
+        raise TypeError(f"unknown argument(s) {sorted(kwargs)}; valid: languages, difficulties, "
+                        "edition, num_examples, max_tokens, service_url, concurrency, "
+                        "context_length, tokenizer")
+    if isinstance(languages, str):
+        languages = [languages]
+    if isinstance(difficulties, str):
+        difficulties = [difficulties]
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    tasks = data.load_tasks(edition, languages, difficulties)
+    if num_examples is not None and num_examples >= 0:
+        tasks = tasks[:num_examples]
+    if not tasks:
+        raise data.DataError("the selection holds no tasks")
+    rows = _rows(tasks, max_tokens)
+    if context_length is not None:
+        check_context([(r["info"]["id"], r["prompt"], r["info"]["max_tokens"]) for r in rows],
+                      context_length, make_token_counter(tokenizer))
+    hidden = data.hidden_for(tasks, data.load_hidden(edition))
+    rubric = SmolscriptRubric({t["id"]: t for t in tasks}, hidden, service_url, concurrency)
+    return SmolscriptEnv(eval_dataset=Dataset.from_list(rows), rubric=rubric)

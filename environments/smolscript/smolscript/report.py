@@ -1,0 +1,210 @@
+"""Metrics of a smolscript run: per-language Pass@1, the SmolScript Score and diagnostics.
+
+All scores are on 0-100. A task passes only when every hidden assertion passes; with one
+generation per task, a language's accuracy is its Pass@1.
+
+- `smolscript_score` (= overall Pass@1): macro average of the nine language accuracies.
+  Given only for a complete, unfiltered run without infrastructure errors; otherwise None.
+- `filtered_macro_score`: the same macro average over the selected languages of a filtered
+  run (never called the official score).
+- `syntax_success`: macro average of per-language parse/compile success rates.
+- `micro_accuracy`: passed tasks / all tasks (secondary, count-weighted diagnostic).
+- `hidden_test_pass_rate`: per task the fraction of hidden tests passed, averaged per
+  language, then macro-averaged.
+
+`summarize` is pure; `load_records` reads results files; `render_table` and `bar_chart`
+present a summary (rich table, matplotlib PNG).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from smolscript.languages import LANGUAGE_ORDER, LANGUAGES
+
+
+class ReportError(ValueError):
+    """A results file cannot be summarized (unreadable, or records lack required fields)."""
+
+
+REQUIRED_FIELDS = ("id", "language", "passed", "syntax_ok", "hidden_test_pass_rate")
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence[str] | None = None,
+              expected_ids: Iterable[str] | None = None, infra_errors: int = 0,
+              filtered: bool = False) -> dict:
+    """Aggregate per-task records into the report dict.
+
+    records: {"id", "language", "passed", "syntax_ok", "hidden_test_pass_rate", optional
+      "difficulty", "infra_error"} (one per task; a duplicate id raises ReportError).
+    selected_languages: the languages the run selected (default: those in the records).
+    expected_ids: every task id the run selected; missing ones make the run partial.
+    infra_errors: infrastructure failures counted outside the records (plus records whose
+      `infra_error` is truthy).
+    filtered: the run selected a subset (languages or difficulties).
+    Any partial run, filter or infra error withholds the official `smolscript_score`.
+    """
+    rows = list(records)
+    seen: set[str] = set()
+    for row in rows:
+        missing = [f for f in REQUIRED_FIELDS if f not in row]
+        if missing:
+            raise ReportError(f"record {row.get('id')!r} lacks {missing}")
+        if row["language"] not in LANGUAGES:
+            raise ReportError(f"record {row['id']!r} has unknown language {row['language']!r}")
+        if row["id"] in seen:
+            raise ReportError(f"duplicate record for task {row['id']!r}")
+        seen.add(row["id"])
+    infra = infra_errors + sum(1 for row in rows if row.get("infra_error"))
+    languages = [lang for lang in LANGUAGE_ORDER
+                 if lang in (selected_languages or {r["language"] for r in rows})]
+    missing_ids = sorted(set(expected_ids) - seen) if expected_ids is not None else []
+    per_language: dict[str, dict] = {}
+    for lang in languages:
+        mine = [r for r in rows if r["language"] == lang and not r.get("infra_error")]
+        per_language[lang] = {
+            "display_name": LANGUAGES[lang].display_name,
+            "tasks": len(mine),
+            "passed": sum(bool(r["passed"]) for r in mine),
+            "pass_at_1": 100.0 * _mean([float(bool(r["passed"])) for r in mine]),
+            "syntax_success": 100.0 * _mean([float(bool(r["syntax_ok"])) for r in mine]),
+            "hidden_test_pass_rate": 100.0 * _mean([float(r["hidden_test_pass_rate"])
+                                                    for r in mine]),
+        }
+    scored = [lang for lang in languages if per_language[lang]["tasks"]]
+    macro = _mean([per_language[lang]["pass_at_1"] for lang in scored]) if scored else None
+    complete = not missing_ids and infra == 0 and len(scored) == len(languages)
+    official = complete and not filtered and set(languages) == set(LANGUAGE_ORDER)
+    valid_rows = [r for r in rows if not r.get("infra_error")]
+    return {
+        "smolscript_score": macro if official else None,
+        "overall_pass_at_1": macro if official else None,
+        "filtered_macro_score": macro if (complete and not official) else None,
+        "syntax_success": _mean([per_language[lang]["syntax_success"] for lang in scored])
+        if scored else None,
+        "micro_accuracy": 100.0 * _mean([float(bool(r["passed"])) for r in valid_rows])
+        if valid_rows else None,
+        "hidden_test_pass_rate": _mean([per_language[lang]["hidden_test_pass_rate"]
+                                        for lang in scored]) if scored else None,
+        "per_language": per_language,
+        "languages": languages,
+        "tasks_scored": len(valid_rows),
+        "tasks_missing": len(missing_ids),
+        "missing_ids": missing_ids[:50],
+        "infra_errors": infra,
+        "complete": complete,
+        "status": ("infra_errors: no score" if infra else "partial: no score" if not complete
+                   else "official" if official else "filtered"),
+    }
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def records_from_vf_results(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
+    """Per-task records from a `vf-eval -s` results.jsonl (info + metrics columns)."""
+    records = []
+    for row in rows:
+        info = row.get("info") or {}
+        if isinstance(info, str):
+            info = json.loads(info)
+        metrics = row.get("metrics") or {}
+        records.append({
+            "id": info.get("id"), "language": info.get("language"),
+            "difficulty": info.get("difficulty"),
+            "passed": bool(metrics.get("passed", 0.0) >= 1.0),
+            "syntax_ok": bool(metrics.get("syntax_ok", 0.0) >= 1.0),
+            "hidden_test_pass_rate": float(metrics.get("hidden_test_pass_rate", 0.0)),
+            "infra_error": bool(metrics.get("infra_error", 0.0)) or bool(row.get("error")),
+        })
+    return records
+
+
+def load_records(path: str | Path) -> tuple[list[dict], dict]:
+    """Read a results file: the evaluator's results.json or a vf-eval results.jsonl/folder.
+
+    Returns (records, run metadata). Raises ReportError when the file is not either kind.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.jsonl"
+    try:
+        if path.suffix == ".jsonl":
+            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            meta_path = path.with_name("metadata.json")
+            meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+            return records_from_vf_results(rows), meta
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReportError(f"cannot read results {path}: {exc}") from exc
+    if not isinstance(data, dict) or "results" not in data:
+        raise ReportError(f"{path} is not a smolscript results file (no 'results')")
+    return list(data["results"].values()) if isinstance(data["results"], dict) \
+        else list(data["results"]), data.get("run", {})
+
+
+# --------------------------------------------------------------------------- presenting
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def render_table(summary: Mapping[str, Any], title: str = "SmolScript") -> Any:
+    """A rich Table of per-language results and the headline metrics."""
+    from rich.table import Table
+
+    table = Table(title=f"{title} ({summary['status']})")
+    for column in ("Language", "Tasks", "Pass@1", "Syntax", "Hidden-test rate"):
+        table.add_column(column, justify="left" if column == "Language" else "right")
+    for lang in summary["languages"]:
+        row = summary["per_language"][lang]
+        table.add_row(row["display_name"], str(row["tasks"]), _fmt(row["pass_at_1"]),
+                      _fmt(row["syntax_success"]), _fmt(row["hidden_test_pass_rate"]))
+    table.add_section()
+    headline = ("SmolScript Score" if summary["smolscript_score"] is not None
+                else "filtered_macro_score")
+    score = summary["smolscript_score"] if summary["smolscript_score"] is not None \
+        else summary["filtered_macro_score"]
+    table.add_row(headline, str(summary["tasks_scored"]), _fmt(score),
+                  _fmt(summary["syntax_success"]), _fmt(summary["hidden_test_pass_rate"]))
+    table.add_row("micro_accuracy", "", _fmt(summary["micro_accuracy"]), "", "")
+    return table
+
+
+def bar_chart(summary: Mapping[str, Any], path: str | Path, title: str = "SmolScript") -> Path:
+    """Write a PNG bar chart of per-language Pass@1 and syntax success; returns the path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    langs = summary["languages"]
+    names = [summary["per_language"][lang]["display_name"] for lang in langs]
+    passes = [summary["per_language"][lang]["pass_at_1"] for lang in langs]
+    syntax = [summary["per_language"][lang]["syntax_success"] for lang in langs]
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100)
+    xs = range(len(langs))
+    ax.bar([x - 0.2 for x in xs], passes, width=0.4, label="Pass@1")
+    ax.bar([x + 0.2 for x in xs], syntax, width=0.4, label="Syntax success", alpha=0.6)
+    ax.set_xticks(list(xs), names)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("% of tasks")
+    score = summary["smolscript_score"]
+    label = (f"SmolScript Score {score:.1f}" if score is not None
+             else f"filtered macro {_fmt(summary['filtered_macro_score'])} ({summary['status']})")
+    ax.set_title(f"{title}: {label}")
+    ax.legend()
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,184 @@
+"""Host-side scoring of one task: evaluated code -> sandbox job -> verdict against hidden tests.
+
+The scoring service only runs code and reports outputs/observations; expected values stay
+here. Program outputs are compared with `types.canonical_output(expected)`; browser
+observations go through `smolscript.web`'s comparator. Infrastructure failures (service
+down, `infra_error` statuses) raise `ScoringInfraError`: they are never a model's 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from smolscript.types import canonical_output, encode_stdin
+
+MAX_KEPT_OUTPUT = 2000  # characters of stdout/stderr kept per test in results files
+
+
+class ScoringInfraError(RuntimeError):
+    """The scoring infrastructure failed; the run must stop instead of scoring."""
+
+
+class ScoringClient(Protocol):
+    """What scoring needs from `smolscript.client` (the one module that talks to the service)."""
+
+    async def run_program_job(self, job: Mapping[str, Any]) -> dict: ...
+
+    async def run_browser_job(self, job: Mapping[str, Any]) -> dict: ...
+
+
+def _infra_error_types() -> tuple[type[BaseException], ...]:
+    """Exception classes that mean "infrastructure failed" (the client's derive from these)."""
+    from smolscript.web.errors import InfraError
+
+    return (ScoringInfraError, InfraError)
+
+
+def _clip(text: Any) -> str:
+    text = "" if text is None else str(text)
+    return text if len(text) <= MAX_KEPT_OUTPUT else text[:MAX_KEPT_OUTPUT] + "...[clipped]"
+
+
+def outcome(passed: bool, syntax_ok: bool, fraction: float, status: str, reason: str,
+            tests: list[dict]) -> dict:
+    """The verdict record of one task (the fields every results file keeps)."""
+    return {"passed": bool(passed), "syntax_ok": bool(syntax_ok),
+            "hidden_test_pass_rate": float(fraction), "status": status, "reason": reason,
+            "tests": tests}
+
+
+def rejected_outcome(reason: str) -> dict:
+    """Verdict for code that assembly rejected (several/unfinished fences): a syntax failure."""
+    return outcome(False, False, 0.0, "rejected", reason, [])
+
+
+def _args_list(args: Any, signature: Mapping[str, Any]) -> list[Any]:
+    if isinstance(args, Mapping):
+        return [args[p["name"]] for p in signature["params"]]
+    return list(args)
+
+
+def program_job(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str) -> dict:
+    """The service job of a program task (inputs only: expected values are not sent)."""
+    signature = task["signature"]
+    return {
+        "language": task["language"], "source": code, "entry_point": task["entry_point"],
+        "signature": signature,
+        "tests": [{"stdin": encode_stdin(_args_list(t["args"], signature), signature)}
+                  for t in hidden["tests"]],
+    }
+
+
+def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any], reply: Mapping[str, Any]
+                  ) -> dict:
+    """Compare a service reply with the hidden expected outputs (pure).
+
+    Raises ScoringInfraError when the reply, or any test in it, reports `infra_error`.
+    """
+    status = reply.get("status")
+    if status == "infra_error" or any(t.get("status") == "infra_error"
+                                      for t in reply.get("tests") or []):
+        raise ScoringInfraError(f"{task.get('id')}: service infra_error: {_clip(reply)}")
+    if status == "compile_error":
+        stderr = _clip((reply.get("compile") or {}).get("stderr"))
+        return outcome(False, False, 0.0, "compile_error", stderr, [])
+    if status != "ok":
+        raise ScoringInfraError(f"{task.get('id')}: unexpected service status {status!r}")
+    returns = task["signature"]["returns"]
+    results = reply.get("tests") or []
+    if len(results) != len(hidden["tests"]):
+        raise ScoringInfraError(
+            f"{task.get('id')}: service returned {len(results)} results for "
+            f"{len(hidden['tests'])} tests")
+    tests = []
+    for index, (test, result) in enumerate(zip(hidden["tests"], results, strict=True)):
+        expected = canonical_output(test["expected"], returns)
+        ok = result.get("status") == "ok" and result.get("stdout") == expected
+        tests.append({"index": index, "passed": ok, "status": result.get("status"),
+                      "stdout": _clip(result.get("stdout")), "expected": expected,
+                      "stderr": _clip(result.get("stderr")), "exit_code": result.get("exit_code"),
+                      "time_s": result.get("time_s")})
+    passed = sum(t["passed"] for t in tests)
+    fraction = passed / len(tests) if tests else 0.0
+    all_ok = bool(tests) and passed == len(tests)
+    failing = next((t for t in tests if not t["passed"]), None)
+    if all_ok:
+        return outcome(True, True, fraction, "passed", "", tests)
+    if failing is None:
+        return outcome(False, True, 0.0, "wrong_answer", "no tests", tests)
+    word = failing["status"] if failing["status"] != "ok" else "wrong_answer"
+    return outcome(False, True, fraction, word, f"test {failing['index']}: {word}", tests)
+
+
+def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any], reply: Mapping[str, Any]
+                  ) -> dict:
+    """Compare browser observations with the hidden expectations (via smolscript.web)."""
+    from smolscript.web import score_browser_result
+
+    try:
+        scored = score_browser_result(dict(reply), list(hidden["tests"]))
+    except _infra_error_types() as exc:
+        raise ScoringInfraError(f"{task.get('id')}: {exc}") from exc
+    status = "passed" if scored["passed"] else (
+        "timeout" if scored.get("status") == "timeout" else "wrong_answer")
+    return outcome(scored["passed"], scored["syntax_ok"], scored["fraction"], status,
+                   "; ".join(_clip(e) for e in reply.get("errors") or [])[:MAX_KEPT_OUTPUT],
+                   scored["verdicts"])
+
+
+async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str | None,
+                     client: ScoringClient, note: str = "") -> dict:
+    """Score assembled `code` for one task; None code (rejected by assembly) fails with `note`.
+
+    Raises ScoringInfraError on any infrastructure failure (including transport errors).
+    """
+    if code is None:
+        return rejected_outcome(note or "rejected")
+    try:
+        if task.get("modality") == "browser":
+            from smolscript.web import build_browser_job
+
+            reply = await client.run_browser_job(build_browser_job(dict(task), code))
+            return judge_browser(task, hidden, reply)
+        reply = await client.run_program_job(program_job(task, hidden, code))
+    except _infra_error_types() as exc:
+        raise ScoringInfraError(f"{task.get('id')}: {exc}") from exc
+    return judge_program(task, hidden, reply)
+
+
+def resolve_service_url(url: str | None = None, start: bool = True) -> str:
+    """The scoring service to use: `url` as given, else the local one (reused or started).
+
+    Without `url`: $SMOLSCRIPT_SANDBOX_URL / the default address is reused when its /health
+    answers; otherwise, when `start` is true and the `smolscript-sandbox` package is
+    installed, the local service is started (`python -m smolscript_sandbox start`). Raises
+    ScoringInfraError when no service can be reached or started.
+    """
+    if url:
+        return url.rstrip("/")
+    import httpx
+
+    from smolscript.client import default_url
+
+    base = default_url()
+    try:
+        if httpx.get(f"{base}/health", timeout=3.0).status_code == 200:
+            return base
+    except httpx.HTTPError:
+        pass
+    if not start:
+        raise ScoringInfraError(f"no scoring service answers at {base}")
+    try:
+        from smolscript_sandbox import control
+        from smolscript_sandbox.config import ServiceConfig
+    except ImportError as exc:
+        raise ScoringInfraError(
+            f"no scoring service at {base} and smolscript-sandbox is not installed to start "
+            "one; pass service_url or start it (python -m smolscript_sandbox start)") from exc
+    config = ServiceConfig.from_env()
+    try:
+        control.start(config)
+    except control.ServiceStartError as exc:
+        raise ScoringInfraError(f"could not start the scoring service: {exc}") from exc
+    return config.base_url.rstrip("/")
