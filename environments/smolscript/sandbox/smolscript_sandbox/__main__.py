@@ -21,6 +21,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--slots", type=int, default=None, help="job slots (default: cores)")
     parser.add_argument("--browser-slots", type=int, default=None)
     parser.add_argument("--no-browsers", action="store_true", help="do not start Chromium")
+    parser.add_argument(
+        "--container",
+        metavar="IMAGE",
+        default=None,
+        help="start: run the service in this container image through the Docker SDK",
+    )
     return parser
 
 
@@ -50,6 +56,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from smolscript_sandbox import control
 
+    if args.command == "start" and args.container:
+        from smolscript_sandbox.container import ContainerEngineUnavailable, start_container
+
+        try:
+            url = start_container(args.container, config.port, slots=config.slots)
+        except ContainerEngineUnavailable as exc:
+            print(f"smolscript-sandbox: {exc}", file=sys.stderr)
+            return 2
+        print(url)
+        return 0
     if args.command == "start":
         try:
             info = control.start(config)
