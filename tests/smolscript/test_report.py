@@ -1,0 +1,88 @@
+"""Report math on crafted per-task records (scores on 0-100)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from smolscript.languages import LANGUAGE_ORDER
+from smolscript.report import ReportError, bar_chart, load_records, render_table, summarize
+
+pytestmark = pytest.mark.unit
+
+
+def rec(i, lang, passed, syntax=True, rate=None):
+    return {"id": f"{lang}-{i}", "language": lang, "passed": passed, "syntax_ok": syntax,
+            "hidden_test_pass_rate": (1.0 if passed else 0.0) if rate is None else rate}
+
+
+def full_run():
+    rows = []
+    for k, lang in enumerate(LANGUAGE_ORDER):
+        # language k: 4 tasks, k % 5 of them pass (python 0/4, javascript 1/4, ...)
+        passes = k % 5
+        rows += [rec(i, lang, i < passes, syntax=i < 3, rate=0.5 if i >= passes else 1.0)
+                 for i in range(4)]
+    return rows
+
+
+def test_official_score_is_the_macro_average_of_nine_languages():
+    rows = full_run() + [rec(9, "python", True)]  # python now 1/5 = 20%
+    s = summarize(rows, expected_ids=[r["id"] for r in rows])
+    per = {lang: s["per_language"][lang]["pass_at_1"] for lang in LANGUAGE_ORDER}
+    assert per["python"] == pytest.approx(20.0)
+    assert per["javascript"] == pytest.approx(25.0)
+    assert s["smolscript_score"] == pytest.approx(sum(per.values()) / 9)
+    assert s["overall_pass_at_1"] == s["smolscript_score"]
+    # micro weights tasks: 1 + (0+1+2+3+4+0+1+2+3) = 17 passes over 37 tasks
+    assert s["micro_accuracy"] == pytest.approx(100 * 17 / 37)
+    assert s["micro_accuracy"] != pytest.approx(s["smolscript_score"])
+    assert s["syntax_success"] == pytest.approx((80.0 + 8 * 75.0) / 9)
+    assert s["filtered_macro_score"] is None and s["status"] == "official"
+
+
+def test_hidden_test_pass_rate_is_macro_over_languages():
+    rows = [rec(0, "python", False, rate=0.5), rec(1, "python", False, rate=0.0),
+            rec(0, "rust", True)]
+    s = summarize(rows, selected_languages=["python", "rust"], filtered=True)
+    assert s["hidden_test_pass_rate"] == pytest.approx((25.0 + 100.0) / 2)
+    assert s["filtered_macro_score"] == pytest.approx(50.0)
+    assert s["smolscript_score"] is None and s["status"] == "filtered"
+
+
+def test_partial_runs_and_infra_errors_get_no_score():
+    rows = full_run()
+    partial = summarize(rows, expected_ids=[r["id"] for r in rows] + ["rust-99"])
+    assert partial["smolscript_score"] is None and partial["tasks_missing"] == 1
+    assert partial["status"].startswith("partial")
+    broken = summarize(rows[:-1] + [{**rows[-1], "infra_error": True}])
+    assert broken["smolscript_score"] is None and broken["infra_errors"] == 1
+    assert broken["status"].startswith("infra_errors")
+
+
+def test_bad_records_are_refused():
+    with pytest.raises(ReportError, match="duplicate"):
+        summarize([rec(0, "python", True), rec(0, "python", False)])
+    with pytest.raises(ReportError, match="lacks"):
+        summarize([{"id": "x", "language": "python"}])
+
+
+def test_vf_eval_results_are_read(tmp_path):
+    lines = [{"info": {"id": "python-0", "language": "python", "difficulty": "easy"},
+              "metrics": {"passed": 1.0, "syntax_ok": 1.0, "hidden_test_pass_rate": 1.0}},
+             {"info": {"id": "rust-0", "language": "rust", "difficulty": "easy"},
+              "metrics": {"passed": 0.0, "syntax_ok": 0.0, "hidden_test_pass_rate": 0.25}}]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    records, _meta = load_records(tmp_path)
+    s = summarize(records, filtered=True)
+    assert s["per_language"]["rust"]["hidden_test_pass_rate"] == pytest.approx(25.0)
+    assert s["filtered_macro_score"] == pytest.approx(50.0)
+
+
+def test_table_and_chart(tmp_path):
+    s = summarize(full_run())
+    table = render_table(s)
+    assert table.row_count == len(LANGUAGE_ORDER) + 2
+    png = bar_chart(s, tmp_path / "chart.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
