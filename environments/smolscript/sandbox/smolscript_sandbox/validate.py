@@ -1,0 +1,252 @@
+"""Full (execution) validation of a smolscript edition through the scoring service.
+
+Every reference must pass every hidden test, every negative control must fail, and every
+near-miss must fail; checks go through the same host-side scoring as model answers
+(`smolscript.scoring.score_code`), so validation proves what evaluation will see. The first
+failing check stops the run with its task ID. A missing service or toolchain (any
+infrastructure error) records "unverified" execution coverage and exits 2; static success never
+marks execution as passed. `scripts/validate_smolscript.py --full` calls `run_full`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+EXIT_PASSED, EXIT_FAILED, EXIT_UNVERIFIED = 0, 1, 2
+ROLES = ("reference", "negative_control", "near_miss")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One execution check: run `code` for task `task_id`; `must_pass` for references."""
+
+    task_id: str
+    role: str
+    code: str
+    must_pass: bool
+
+
+@dataclass
+class ExecutionSummary:
+    """What was executed and how it ended (written under "execution" in the report)."""
+
+    status: str = "unverified"  # passed | failed | unverified
+    checks_planned: int = 0
+    checks_run: int = 0
+    by_role: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
+    tasks: int = 0
+    tests_run: int = 0
+    wall_s: float = 0.0
+    tests_per_s: float = 0.0
+    failure: dict | None = None
+    reason: str = ""
+    service: dict = field(default_factory=dict)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Rows of a JSON Lines file; raises FileNotFoundError / json.JSONDecodeError."""
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def load_edition(data_dir: Path) -> tuple[list[dict], dict[str, dict], dict[str, dict]]:
+    """(public rows, solutions by id, hidden tests by id) of the edition under `data_dir`.
+
+    Raises ValueError when a task lacks its solutions or hidden tests.
+    """
+    rows = read_jsonl(data_dir / "smolscript.jsonl")
+    solutions = {r["id"]: r for r in read_jsonl(data_dir / "references" / "solutions.jsonl")}
+    hidden = {r["id"]: r for r in read_jsonl(data_dir / "private_tests" / "hidden.jsonl")}
+    missing = [r["id"] for r in rows if r["id"] not in solutions or r["id"] not in hidden]
+    if missing:
+        raise ValueError(f"tasks without references or hidden tests: {missing[:5]}")
+    return rows, solutions, hidden
+
+
+def plan_checks(rows: Iterable[dict], solutions: dict[str, dict]) -> list[Check]:
+    """Reference, negative control and (where present) near-miss of every task, in row order."""
+    checks = []
+    for row in rows:
+        sol = solutions[row["id"]]
+        checks.append(Check(row["id"], "reference", sol["reference_solution"], True))
+        checks.append(Check(row["id"], "negative_control", sol["negative_control"], False))
+        if sol.get("near_miss"):
+            checks.append(Check(row["id"], "near_miss", sol["near_miss"], False))
+    return checks
+
+
+def hidden_for(check: Check, hidden: dict) -> dict:
+    """The hidden tests a check runs on: the task's hidden tests, plus for a near-miss its
+    distinguishing inputs when they are listed separately."""
+    if check.role == "near_miss" and hidden.get("near_miss_tests"):
+        extra = [t for t in hidden["near_miss_tests"] if t not in hidden["tests"]]
+        return {**hidden, "tests": list(hidden["tests"]) + extra}
+    return hidden
+
+
+async def execute(
+    checks: list[Check],
+    rows: dict[str, dict],
+    hidden: dict[str, dict],
+    client: Any,
+    *,
+    concurrency: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> ExecutionSummary:
+    """Run the checks with bounded concurrency; stop at the first failure (lowest index among
+    the checks finished when it is seen). Infrastructure errors propagate."""
+    from smolscript.scoring import score_code
+
+    summary = ExecutionSummary(checks_planned=len(checks))
+    summary.tasks = len({c.task_id for c in checks})
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for index in range(len(checks)):
+        queue.put_nowait(index)
+    failures: dict[int, dict] = {}
+    stop = asyncio.Event()
+
+    async def worker() -> None:
+        while not stop.is_set():
+            try:
+                index = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            check = checks[index]
+            task_hidden = hidden_for(check, hidden[check.task_id])
+            verdict = await score_code(rows[check.task_id], task_hidden, check.code, client)
+            summary.checks_run += 1
+            summary.by_role[check.role] += 1
+            summary.tests_run += len(verdict.get("tests") or [])
+            if verdict["passed"] != check.must_pass:
+                failures[index] = {
+                    "task_id": check.task_id,
+                    "role": check.role,
+                    "expected": "pass" if check.must_pass else "fail",
+                    "status": verdict["status"],
+                    "reason": verdict["reason"][:2000],
+                }
+                stop.set()
+            if progress is not None:
+                progress(summary.checks_run, len(checks))
+
+    start = time.monotonic()
+    workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for task in workers:
+            task.cancel()
+    summary.wall_s = round(time.monotonic() - start, 2)
+    summary.tests_per_s = round(summary.tests_run / summary.wall_s, 1) if summary.wall_s else 0.0
+    if failures:
+        summary.status = "failed"
+        summary.failure = failures[min(failures)]
+    else:
+        summary.status = "passed"
+    return summary
+
+
+def write_report(report_path: Path, summary: ExecutionSummary) -> None:
+    """Set the "execution" section of validation_report.json, keeping everything else."""
+    report = {}
+    if report_path.exists():
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+    report["execution"] = asdict(summary)
+    report_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _progress_printer(stream=sys.stderr) -> Callable[[int, int], None]:
+    start = time.monotonic()
+
+    def show(done: int, total: int) -> None:
+        if done % 50 == 0 or done == total:
+            rate = done / max(time.monotonic() - start, 1e-9)
+            print(f"  executed {done}/{total} checks ({rate:.1f}/s)", file=stream, flush=True)
+
+    return show
+
+
+async def validate_full(
+    data_dir: Path,
+    *,
+    url: str | None = None,
+    start_service: bool = True,
+    concurrency: int | None = None,
+    task_ids: set[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ExecutionSummary:
+    """Plan and execute every check of the edition; infra problems give status unverified."""
+    from smolscript.client import SandboxClient
+    from smolscript.scoring import ScoringInfraError, resolve_service_url
+
+    rows, solutions, hidden = load_edition(data_dir)
+    if task_ids is not None:
+        rows = [r for r in rows if r["id"] in task_ids]
+    checks = plan_checks(rows, solutions)
+    try:
+        base = resolve_service_url(url, start=start_service)
+        async with SandboxClient(base, max_concurrency=64) as client:
+            health = await client.health()
+            width = concurrency or max(2, 2 * int(health["slots"]))
+            summary = await execute(
+                checks,
+                {r["id"]: r for r in rows},
+                hidden,
+                client,
+                concurrency=width,
+                progress=progress,
+            )
+    except ScoringInfraError as exc:
+        return ExecutionSummary(
+            status="unverified", checks_planned=len(checks), reason=f"infrastructure: {exc}"
+        )
+    summary.service = {k: health.get(k) for k in ("isolation", "slots", "fingerprint", "version")}
+    return summary
+
+
+def run_full(
+    data_dir: Path,
+    report_path: Path | None = None,
+    *,
+    url: str | None = None,
+    start_service: bool = True,
+    concurrency: int | None = None,
+) -> int:
+    """Command-line body of `validate_smolscript.py --full`: prints a summary, updates the
+    report's "execution" section, returns 0 passed, 1 a check failed, 2 unverified."""
+    print(f"full validation of {data_dir} through the scoring service", file=sys.stderr)
+    summary = asyncio.run(
+        validate_full(
+            data_dir,
+            url=url,
+            start_service=start_service,
+            concurrency=concurrency,
+            progress=_progress_printer(),
+        )
+    )
+    if report_path is not None:
+        write_report(report_path, summary)
+    if summary.status == "unverified":
+        print(f"UNVERIFIED: {summary.reason}", file=sys.stderr)
+        return EXIT_UNVERIFIED
+    line = (
+        f"{summary.checks_run}/{summary.checks_planned} checks ({summary.by_role}) "
+        f"{summary.tests_run} tests in {summary.wall_s} s ({summary.tests_per_s} tests/s)"
+    )
+    if summary.status == "failed":
+        f = summary.failure or {}
+        print(
+            f"FAILED at task {f.get('task_id')}: {f.get('role')} should {f.get('expected')} "
+            f"but got {f.get('status')} ({f.get('reason')})\n{line}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    print(f"execution validated: {line}", file=sys.stderr)
+    return EXIT_PASSED
