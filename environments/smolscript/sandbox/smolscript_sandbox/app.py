@@ -165,7 +165,15 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.post("/v1/browser")
     async def browser(job: BrowserJobIn) -> dict:
         """Run a browser job in a warm browser; the reply follows CONTRACT.md."""
+        from smolscript.web.errors import JobError
+        from smolscript.web.executor import validate_job
+
         service.jobs["browser"] += 1
-        return await service.browsers.run(job.model_dump())
+        payload = job.model_dump()
+        try:
+            validate_job(payload)
+        except JobError as exc:
+            raise HTTPException(status_code=422, detail=str(exc)) from exc
+        return await service.browsers.run(payload)
 
     return app

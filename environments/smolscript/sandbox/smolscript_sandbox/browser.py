@@ -129,8 +129,13 @@ class BrowserPool:
             log.error(self.error)
 
     async def _launch(self, slot: BrowserSlot) -> None:
+        from smolscript.web.executor import CHROMIUM_ARGS  # the web part's launch flags
+
         slot.browser = await self._playwright.chromium.launch(
-            executable_path=str(slot.wrapper), timeout=LAUNCH_TIMEOUT_S * 1000
+            executable_path=str(slot.wrapper),
+            args=[a for a in CHROMIUM_ARGS if a not in ("--headless", "--no-sandbox")],
+            headless=True,
+            timeout=LAUNCH_TIMEOUT_S * 1000,
         )
 
     def _kill(self, slot: BrowserSlot) -> None:

@@ -1,0 +1,90 @@
+"""Browser jobs through the real service: warm bwrap-isolated Chromium, web part's executor.
+
+References pass and negative controls fail for generated HTML, CSS and DOM tasks; a hanging
+candidate script is a candidate timeout (not infra), a network request never leaves the
+sandbox, and the service keeps serving afterwards.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+from smolscript.client import SandboxClient, SandboxJobError
+from smolscript.web import build_browser_job, generate_web_tasks, score_browser_result
+from smolscript_sandbox.testing import ensure_service
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def service() -> dict:
+    info = ensure_service()
+    assert info["browser"]["error"] is None, info["browser"]
+    return info
+
+
+@pytest.mark.parametrize("language", ["html", "css", "javascript"])
+async def test_reference_passes_and_negative_control_fails(service, language):
+    tasks = generate_web_tasks(language, 2, 7, "easy")
+    async with SandboxClient() as client:
+        for task in tasks:
+            ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))
+            assert ref["status"] == "ok", ref
+            assert score_browser_result(ref, task["hidden_tests"])["passed"], ref
+            neg = await client.run_browser_job(build_browser_job(task, task["negative_control"]))
+            assert not score_browser_result(neg, task["hidden_tests"])["passed"], neg
+
+
+async def test_hanging_script_is_a_candidate_timeout(service):
+    task = generate_web_tasks("javascript", 1, 3, "easy")[0]
+    hang = "function setup(doc) {\n  while (true) {}\n}\n"
+    async with SandboxClient() as client:
+        result = await client.run_browser_job(build_browser_job(task, hang))
+        assert result["status"] == "timeout", result
+        assert not score_browser_result(result, task["hidden_tests"])["passed"]
+        # The slot recovers: the reference still passes afterwards on every browser slot.
+        for _ in range(service["browser_slots"]):
+            ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))
+            assert score_browser_result(ref, task["hidden_tests"])["passed"], ref
+        assert (await client.health())["status"] == "ok"
+
+
+async def test_candidate_network_request_never_reaches_the_host(service):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(4.0)
+    port = listener.getsockname()[1]
+    accepted: list = []
+    thread = threading.Thread(target=lambda: _accept(listener, accepted))
+    thread.start()
+    task = generate_web_tasks("javascript", 1, 5, "easy")[0]
+    leak = (
+        "function setup(doc) {\n"
+        f"  fetch('http://127.0.0.1:{port}/x');\n"
+        f"  const i = doc.createElement('img'); i.src = 'http://127.0.0.1:{port}/y';\n"
+        "  doc.body.appendChild(i);\n}\n"
+    )
+    async with SandboxClient() as client:
+        result = await client.run_browser_job(build_browser_job(task, leak))
+    thread.join()
+    listener.close()
+    assert result["status"] in ("ok", "timeout"), result
+    assert accepted == []
+
+
+def _accept(listener: socket.socket, accepted: list) -> None:
+    try:
+        accepted.append(listener.accept())
+    except OSError:
+        pass
+
+
+async def test_malformed_browser_job_is_rejected(service):
+    async with SandboxClient() as client:
+        with pytest.raises(SandboxJobError):
+            await client.run_browser_job(
+                {"kind": "dom", "source": "", "probes": [{"id": "p1", "op": "explode"}]}
+            )
