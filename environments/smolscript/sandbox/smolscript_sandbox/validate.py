@@ -185,6 +185,7 @@ async def validate_full(
     """Plan and execute every check of the edition; infra problems give status unverified."""
     from smolscript.client import SandboxClient
     from smolscript.scoring import ScoringInfraError, resolve_service_url
+    from smolscript.web.errors import InfraError
 
     rows, solutions, hidden = load_edition(data_dir)
     if task_ids is not None:
@@ -203,7 +204,7 @@ async def validate_full(
                 concurrency=width,
                 progress=progress,
             )
-    except ScoringInfraError as exc:
+    except (ScoringInfraError, InfraError) as exc:
         return ExecutionSummary(
             status="unverified", checks_planned=len(checks), reason=f"infrastructure: {exc}"
         )

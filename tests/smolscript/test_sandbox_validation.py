@@ -1,0 +1,115 @@
+"""Full (execution) validation: stops at the first failing check with its task ID, records
+"unverified" when the service is missing, and passes on the committed default edition."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.validate import EXIT_FAILED, EXIT_PASSED, EXIT_UNVERIFIED, run_full
+
+pytestmark = pytest.mark.integration
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_EDITION = REPO / "data" / "smolscript"
+SIGNATURE = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
+
+
+def write_edition(root: Path, tasks: list[tuple[str, str, str, str, str | None]]) -> Path:
+    """A tiny edition of Python tasks: (id, language, reference, negative, near_miss)."""
+    rows, sols, hidden = [], [], []
+    for task_id, language, reference, negative, near_miss in tasks:
+        rows.append(
+            {
+                "id": task_id,
+                "language": language,
+                "modality": "program",
+                "entry_point": "solve",
+                "signature": SIGNATURE,
+            }
+        )
+        sols.append(
+            {
+                "id": task_id,
+                "reference_solution": reference,
+                "negative_control": negative,
+                "near_miss": near_miss,
+            }
+        )
+        hidden.append(
+            {
+                "id": task_id,
+                "tests": [{"args": [n], "expected": 2 * n + (n > 5)} for n in (0, 3, 7, -4)],
+                "near_miss_tests": [{"args": [9], "expected": 19}],
+            }
+        )
+    (root / "references").mkdir(parents=True)
+    (root / "private_tests").mkdir()
+    for path, items in (
+        (root / "smolscript.jsonl", rows),
+        (root / "references" / "solutions.jsonl", sols),
+        (root / "private_tests" / "hidden.jsonl", hidden),
+    ):
+        path.write_text("".join(json.dumps(i) + "\n" for i in items))
+    return root
+
+
+GOOD = "def solve(n):\n    return 2 * n + (1 if n > 5 else 0)\n"
+WRONG = "def solve(n):\n    return 2 * n\n"
+NEAR = "def solve(n):\n    return 2 * n + (1 if n > 7 else 0)\n"  # only n=9 tells it apart
+
+
+def test_good_edition_passes_and_report_records_execution(tmp_path):
+    ensure_service()
+    data = write_edition(
+        tmp_path / "ed", [("t1", "python", GOOD, WRONG, NEAR), ("t2", "python", GOOD, WRONG, None)]
+    )
+    report = tmp_path / "validation_report.json"
+    report.write_text(json.dumps({"static": {"status": "passed"}}))
+    assert run_full(data, report) == EXIT_PASSED
+    written = json.loads(report.read_text())
+    assert written["static"] == {"status": "passed"}  # the static part is kept
+    execution = written["execution"]
+    assert execution["status"] == "passed"
+    assert execution["by_role"] == {"reference": 2, "negative_control": 2, "near_miss": 1}
+    assert execution["tests_run"] == 4 * 4 + 5
+
+
+def test_first_failure_stops_with_task_id(tmp_path, capsys):
+    ensure_service()
+    data = write_edition(
+        tmp_path / "ed",
+        [("ok1", "python", GOOD, WRONG, None), ("bad2", "python", WRONG, WRONG, None)],
+    )
+    report = tmp_path / "validation_report.json"
+    assert run_full(data, report, concurrency=1) == EXIT_FAILED
+    execution = json.loads(report.read_text())["execution"]
+    assert execution["status"] == "failed"
+    assert execution["failure"]["task_id"] == "bad2"
+    assert execution["failure"]["role"] == "reference"
+    assert execution["checks_run"] < execution["checks_planned"]  # stopped early
+    assert "FAILED at task bad2" in capsys.readouterr().err
+
+
+def test_missing_service_is_unverified(tmp_path):
+    data = write_edition(tmp_path / "ed", [("t1", "python", GOOD, WRONG, None)])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    report = tmp_path / "validation_report.json"
+    code = run_full(data, report, url=f"http://127.0.0.1:{port}", start_service=False)
+    assert code == EXIT_UNVERIFIED
+    execution = json.loads(report.read_text())["execution"]
+    assert execution["status"] == "unverified" and execution["checks_run"] == 0
+
+
+def test_default_edition_full_validation(tmp_path):
+    """Every reference, negative control and near-miss of the committed default edition."""
+    ensure_service()
+    report = tmp_path / "validation_report.json"
+    assert run_full(DEFAULT_EDITION, report) == EXIT_PASSED
+    execution = json.loads(report.read_text())["execution"]
+    assert execution["by_role"]["reference"] == 350
