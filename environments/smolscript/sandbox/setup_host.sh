@@ -3,7 +3,8 @@
 # Idempotent: safe to run again. Must run as root. What it does:
 #   1. apt packages: bubblewrap, util-linux (prlimit, setpriv), the toolchains and Chromium;
 #   2. copies rustup's stable toolchain to /opt/rust (the sandbox uids cannot read /root);
-#   3. creates the slot users smolslot0..N-1 (uids SMOLSCRIPT_SLOT_UID_BASE+i, no home, no shell).
+#   3. creates the slot users smolslot0..N-1 (uids SMOLSCRIPT_SLOT_UID_BASE+i) and browser users
+#      smolweb0..N-1 (uids SMOLSCRIPT_BROWSER_UID_BASE+i); no home, no shell, no login.
 # Env: SMOLSCRIPT_SLOTS (default: nproc, at least 2, at most 64), SMOLSCRIPT_SLOT_UID_BASE (61000),
 #      RUST_TOOLCHAIN_SRC (default: the first stable toolchain under ~root/.rustup/toolchains).
 set -euo pipefail
@@ -24,25 +25,35 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# Rust: Debian's rustc (1.63) is too old; use rustup's stable toolchain, copied under /opt.
+# Rust: Debian's rustc (1.63) is too old; use a rustup stable toolchain, copied under /opt.
 if [ ! -x /opt/rust/bin/rustc ]; then
   src="${RUST_TOOLCHAIN_SRC:-}"
   if [ -z "$src" ]; then
     src="$(ls -d /root/.rustup/toolchains/stable-* 2>/dev/null | head -n1 || true)"
   fi
-  if [ -z "$src" ] || [ ! -x "$src/bin/rustc" ]; then
-    echo "setup_host.sh: no rustup stable toolchain found (set RUST_TOOLCHAIN_SRC);" \
-         "install one with: curl https://sh.rustup.rs | sh -s -- -y --profile minimal" >&2
-    exit 1
+  if { [ -z "$src" ] || [ ! -x "$src/bin/rustc" ]; } && command -v curl >/dev/null 2>&1; then
+    echo "setup_host.sh: no rustup toolchain here; trying a minimal rustup install"
+    if curl -sSf --max-time 60 https://sh.rustup.rs -o /tmp/rustup-init.sh; then
+      RUSTUP_HOME=/opt/rustup.tmp CARGO_HOME=/opt/cargo.tmp sh /tmp/rustup-init.sh -y -q \
+        --profile minimal --default-toolchain stable --no-modify-path || true
+      src="$(ls -d /opt/rustup.tmp/toolchains/stable-* 2>/dev/null | head -n1 || true)"
+    fi
   fi
-  echo "setup_host.sh: copying $src to /opt/rust"
-  mkdir -p /opt/rust.tmp
-  # Only what rustc needs: the compiler binaries and libraries (skip docs and sources).
-  cp -a "$src/bin" "$src/lib" /opt/rust.tmp/
-  rm -rf /opt/rust && mv /opt/rust.tmp /opt/rust
-  chmod -R a+rX /opt/rust
+  if [ -n "$src" ] && [ -x "$src/bin/rustc" ]; then
+    echo "setup_host.sh: copying $src to /opt/rust"
+    rm -rf /opt/rust.tmp && mkdir -p /opt/rust.tmp
+    # Only what rustc needs: the compiler binaries and libraries (skip docs and sources).
+    cp -a "$src/bin" "$src/lib" /opt/rust.tmp/
+    rm -rf /opt/rust && mv /opt/rust.tmp /opt/rust
+    chmod -R a+rX /opt/rust
+    rm -rf /opt/rustup.tmp /opt/cargo.tmp
+  else
+    # Not fatal for the rest of the bootstrap: Rust jobs then report infra_error and full
+    # validation exits 2 (unverified) instead of scoring anything.
+    echo "setup_host.sh: WARNING: no Rust toolchain (set RUST_TOOLCHAIN_SRC or install rustup)" >&2
+  fi
 fi
-/opt/rust/bin/rustc --version
+[ -x /opt/rust/bin/rustc ] && /opt/rust/bin/rustc --version
 
 # Slot users: one unprivileged uid per job slot (the service also works with bare numeric uids;
 # the named users make `ps` output readable and reserve the uids).
@@ -50,19 +61,22 @@ slots="${SMOLSCRIPT_SLOTS:-$(nproc)}"
 [ "$slots" -lt 2 ] && slots=2
 [ "$slots" -gt 64 ] && slots=64
 base="${SMOLSCRIPT_SLOT_UID_BASE:-61000}"
-for i in $(seq 0 $((slots - 1))); do
-  uid=$((base + i))
-  name="smolslot$i"
-  if ! getent passwd "$name" >/dev/null; then
-    if getent passwd "$uid" >/dev/null; then
-      echo "setup_host.sh: uid $uid already taken by another user" >&2
+add_user() {  # name uid
+  if ! getent passwd "$1" >/dev/null; then
+    if getent passwd "$2" >/dev/null; then
+      echo "setup_host.sh: uid $2 already taken by another user" >&2
       exit 1
     fi
-    groupadd --system --gid "$uid" "$name" 2>/dev/null || true
-    useradd --system --uid "$uid" --gid "$uid" --no-create-home --home-dir /nonexistent \
-      --shell /usr/sbin/nologin "$name"
+    groupadd --gid "$2" "$1" 2>/dev/null || true
+    useradd --uid "$2" --gid "$2" --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin "$1" 2>/dev/null
   fi
+}
+browser_base="${SMOLSCRIPT_BROWSER_UID_BASE:-62000}"
+for i in $(seq 0 $((slots - 1))); do
+  add_user "smolslot$i" $((base + i))      # program job slots
+  add_user "smolweb$i" $((browser_base + i))  # warm browser slots
 done
 
 bwrap --version
-echo "setup_host.sh: ok ($slots slot users from uid $base)"
+echo "setup_host.sh: ok ($slots slot users from uid $base, browser users from $browser_base)"
