@@ -1,0 +1,117 @@
+"""verifiers wiring: arguments, prompts/budgets in rows, rubric shape, infra errors stop runs."""
+
+from __future__ import annotations
+
+import re
+import socket
+from pathlib import Path
+
+import pytest
+
+from smolscript.data import DataError
+from smolscript.env import (
+    REWARD_FUNCS,
+    REWARD_WEIGHTS,
+    SmolscriptRubric,
+    completion_text,
+    load_environment,
+)
+from smolscript.prompts import PromptTooLongError
+from smolscript.scoring import ScoringInfraError
+from tests.smolscript.tiny_edition import write_edition
+
+pytestmark = pytest.mark.unit
+README = Path(__file__).resolve().parents[2] / "environments" / "smolscript" / "README.md"
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    write_edition(tmp_path / "data", 4)
+    monkeypatch.setenv("SMOLSCRIPT_DATA_DIR", str(tmp_path / "data"))
+
+
+def closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def test_rows_hold_raw_prompts_budgets_and_template(tiny):
+    env = load_environment(languages=["python"], num_examples=3)
+    rows = env.get_eval_dataset()
+    assert len(rows) == 3
+    assert rows[0]["prompt"] == "# Add 0.\n# Integer n from 0 to 9.\ndef solve(n):\n"
+    info = rows[0]["info"]
+    assert info["max_tokens"] == 128 and info["template_id"].startswith("smolscript-completion")
+    override = load_environment(languages="python", max_tokens=17).get_eval_dataset()
+    assert override[0]["info"]["max_tokens"] == 17 and override[0]["info"]["budget_overridden"]
+
+
+def test_bad_arguments_name_valid_values(tiny):
+    with pytest.raises(DataError, match="valid"):
+        load_environment(languages=["cobol"])
+    with pytest.raises(DataError, match="valid"):
+        load_environment(difficulties=["hard"])
+    with pytest.raises(DataError, match="valid"):
+        load_environment(edition="v9")
+    with pytest.raises(TypeError, match="valid"):
+        load_environment(langauges=["python"])
+
+
+def test_prompt_too_long_is_an_explicit_failure(tiny):
+    with pytest.raises(PromptTooLongError):
+        load_environment(context_length=140, tokenizer="bytes")
+    load_environment(context_length=2048, tokenizer="bytes")
+
+
+def ours(env) -> SmolscriptRubric:
+    """Our rubric (verifiers wraps it in a RubricGroup with its num_turns monitor)."""
+    rubrics = getattr(env.rubric, "rubrics", [env.rubric])
+    return next(r for r in rubrics if isinstance(r, SmolscriptRubric))
+
+
+def test_rubric_has_one_headline_reward(tiny):
+    rubric = ours(load_environment())
+    names = [f.__name__ for f in rubric.funcs]
+    assert names == ["passed", "syntax_ok", "hidden_test_pass_rate"]
+    assert dict(zip(names, rubric.weights, strict=True)) == {
+        "passed": 1.0, "syntax_ok": 0.0, "hidden_test_pass_rate": 0.0}
+
+
+def _state(task_id: str, text: str) -> dict:
+    return {"info": {"id": task_id}, "completion": text, "prompt": "", "answer": "",
+            "trajectory": [], "example_id": 0}
+
+
+async def test_infra_error_propagates_out_of_score_group_and_score_rollout(tiny):
+    rubric = load_environment(service_url=closed_port_url()).rubric  # the whole group
+    with pytest.raises(ScoringInfraError, match="unreachable"):
+        await rubric.score_group([_state("python-easy-000", "    return n\n")])
+    with pytest.raises(ScoringInfraError):
+        await rubric.score_rollout(_state("python-easy-001", "    return n + 1\n"))
+
+
+async def test_rejected_assembly_scores_zero_without_the_service(tiny):
+    rubric = load_environment(service_url=closed_port_url()).rubric
+    states = [_state("python-easy-000", "```python\n    return n\n```\n```\n```")]
+    await rubric.score_group(states)
+    assert states[0]["reward"] == 0.0
+    metrics = states[0]["metrics"]
+    assert {k: metrics[k] for k in ("passed", "syntax_ok", "hidden_test_pass_rate")} == {
+        "passed": 0.0, "syntax_ok": 0.0, "hidden_test_pass_rate": 0.0}
+    assert states[0]["info"]["assembly"]["note"] == "multiple_fences"
+
+
+def test_completion_text_reads_strings_and_messages():
+    assert completion_text("abc") == "abc"
+    assert completion_text([{"role": "assistant", "content": "x"}]) == "x"
+    assert completion_text(None) == ""
+
+
+def test_readme_metrics_table_matches_the_rubric():
+    text = README.read_text()
+    section = text.split("### Metrics", 1)[1]
+    names = re.findall(r"^\| `([a-z_0-9]+)` \|", section, flags=re.M)
+    assert names[: len(REWARD_FUNCS)] == [f.__name__ for f in REWARD_FUNCS]
+    assert "weight 1" in section and len(REWARD_WEIGHTS) == len(REWARD_FUNCS)

@@ -1,0 +1,151 @@
+"""Predictions evaluator: checkpoints, resume checks, file lock, interruption, infra stop.
+
+These tests drive the real evaluator over a small edition written to a temporary folder and
+a test double of the scoring client that runs Python in-process (the real bwrap service is
+exercised in test_evaluate_service.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from filelock import FileLock
+from smolscript.client import SandboxInfraError
+from smolscript.evaluate import EvaluationError, InfraStop, evaluate_predictions
+from smolscript.types import canonical_output, encode_stdin
+
+from tests.smolscript.tiny_edition import SIG, write_edition
+
+pytestmark = pytest.mark.unit
+
+N = 6
+
+
+@pytest.fixture
+def edition(tmp_path, monkeypatch):
+    refs = write_edition(tmp_path / "data", N)
+    monkeypatch.setenv("SMOLSCRIPT_DATA_DIR", str(tmp_path / "data"))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"id": r["id"], "code": r["reference_solution"]}) + "\n"
+                             for r in refs))
+    return tmp_path, preds
+
+
+class InProcessPython:
+    """Test double of SandboxClient: runs the candidate's `solve` in-process."""
+
+    def __init__(self, fail_at: int | None = None):
+        self.calls = 0
+        self.fail_at = fail_at
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        return None
+
+    async def run_program_job(self, job):
+        await asyncio.sleep(0)  # a real client yields to the event loop while it waits
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise SandboxInfraError("slot died")
+        scope: dict = {}
+        exec(job["source"], scope)  # noqa: S102 - trusted test sources only
+        tests = []
+        for test in job["tests"]:
+            n = int(test["stdin"].strip())
+            tests.append({"status": "ok", "stdout": canonical_output(scope["solve"](n), "int"),
+                          "stderr": "", "exit_code": 0, "time_s": 0.01})
+        return {"status": "ok", "compile": {"status": "ok"}, "tests": tests}
+
+
+def run(preds, out, client, **kw):
+    return evaluate_predictions(preds, out, client_factory=lambda: client, **kw)
+
+
+def test_references_score_100_with_tests_kept(edition):
+    tmp, preds = edition
+    doc = run(preds, tmp / "r.json", InProcessPython(), languages=["python"])
+    assert doc["status"] == "complete"
+    assert doc["summary"]["filtered_macro_score"] == 100.0
+    assert doc["summary"]["smolscript_score"] is None  # one language: never the official score
+    first = doc["results"]["python-easy-001"]
+    assert first["passed"] and len(first["tests"]) == 3
+    assert first["tests"][2] == {**first["tests"][2], "stdout": "3", "expected": "3"}
+    assert encode_stdin([2], SIG) == "2\n"
+
+
+def test_existing_output_requires_resume_and_matching_settings(edition):
+    tmp, preds = edition
+    out = tmp / "r.json"
+    run(preds, out, InProcessPython(), languages=["python"])
+    with pytest.raises(EvaluationError, match="--resume"):
+        run(preds, out, InProcessPython(), languages=["python"])
+    with pytest.raises(EvaluationError, match="differ"):
+        run(preds, out, InProcessPython(), languages=["python"], difficulties=["easy"],
+            resume=True)
+    client = InProcessPython()
+    run(preds, out, client, languages=["python"], resume=True)
+    assert client.calls == 0  # everything was already scored
+
+
+def test_interrupted_run_resumes_to_the_same_results(edition):
+    tmp, preds = edition
+    out = tmp / "r.json"
+
+    def ctrl_c_after_three(done, _total):
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(preds, out, InProcessPython(), languages=["python"], concurrency=1,
+            progress=ctrl_c_after_three)
+    partial = json.loads(out.read_text())
+    assert partial["status"] == "partial" and partial["summary"] is None
+    assert len(partial["results"]) == 3
+    client = InProcessPython()
+    resumed = run(preds, out, client, languages=["python"], resume=True, concurrency=1)
+    assert client.calls == N - 3
+    straight = run(preds, tmp / "s.json", InProcessPython(), languages=["python"], concurrency=4)
+    assert resumed["results"] == straight["results"]
+    assert resumed["summary"] == straight["summary"]
+
+
+def test_infra_error_stops_the_run_without_a_score(edition):
+    tmp, preds = edition
+    out = tmp / "r.json"
+    with pytest.raises(InfraStop, match="no score"):
+        run(preds, out, InProcessPython(fail_at=3), languages=["python"], concurrency=1)
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "stopped" and doc["summary"] is None
+    assert "slot died" in doc["error"]
+    assert "python-easy-002" not in doc["results"] and len(doc["results"]) < N
+
+
+def test_one_process_per_output(edition):
+    tmp, preds = edition
+    out = tmp / "r.json"
+    with FileLock(str(out) + ".lock"), pytest.raises(EvaluationError, match="another process"):
+        run(preds, out, InProcessPython(), languages=["python"])
+
+
+def test_bad_predictions_are_refused(edition):
+    tmp, _preds = edition
+    bad = tmp / "bad.jsonl"
+    bad.write_text('{"id": "nope", "code": "x"}\n')
+    with pytest.raises(EvaluationError, match="not in edition"):
+        run(bad, tmp / "r.json", InProcessPython(), languages=["python"])
+    bad.write_text('{"id": "python-easy-000"}\n')
+    with pytest.raises(EvaluationError, match="expected"):
+        run(bad, tmp / "r.json", InProcessPython(), languages=["python"])
+
+
+def test_missing_predictions_fail_their_tasks(edition):
+    tmp, preds = edition
+    some = tmp / "some.jsonl"
+    some.write_text("".join(preds.read_text().splitlines(keepends=True)[:2]))
+    doc = run(some, tmp / "r.json", InProcessPython(), languages=["python"])
+    assert doc["summary"]["filtered_macro_score"] == pytest.approx(100 * 2 / N)
+    assert doc["results"]["python-easy-005"]["status"] == "missing_prediction"
