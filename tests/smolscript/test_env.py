@@ -7,7 +7,6 @@ import socket
 from pathlib import Path
 
 import pytest
-
 from smolscript.data import DataError
 from smolscript.env import (
     REWARD_FUNCS,
@@ -18,6 +17,7 @@ from smolscript.env import (
 )
 from smolscript.prompts import PromptTooLongError
 from smolscript.scoring import ScoringInfraError
+
 from tests.smolscript.tiny_edition import write_edition
 
 pytestmark = pytest.mark.unit
