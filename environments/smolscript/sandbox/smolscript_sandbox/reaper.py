@@ -1,9 +1,10 @@
 """Child subreaper and stray-process cleanup, so that no zombie or job process outlives a job.
 
 The service registers itself as a child subreaper (prctl PR_SET_CHILD_SUBREAPER): anything a
-sandbox orphans is re-parented to the service instead of init. After each job the slot's uid is
-swept (every remaining process of that uid is killed) and orphaned zombies are reaped. Zombies of
-processes that asyncio is still waiting for are left to asyncio (they are tracked here).
+sandbox orphans is re-parented to the service instead of init (in practice bwrap's monitor
+process, which can outlive the bwrap process the service waited for). After each job the
+slot's uid is swept (every remaining process of that uid is killed) and orphaned zombies are
+reaped. Zombies of processes that asyncio is still waiting for are left to asyncio (tracked).
 """
 
 from __future__ import annotations
@@ -58,16 +59,18 @@ class Reaper:
             return 0
         me = os.getpid()
         reaped = 0
-        for pid, ppid, state, _uid in list_processes():
-            if ppid == me and state == "Z" and pid not in self._tracked:
+        for pid, ppid, state, _uid, name in list_processes():
+            # Only bwrap's helpers are ever orphaned to us; other children (Playwright's
+            # driver, subprocess.run) are waited for by their own owners.
+            if ppid == me and state == "Z" and name == "bwrap" and pid not in self._tracked:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
                     reaped += 1
         return reaped
 
 
-def list_processes() -> list[tuple[int, int, str, int]]:
-    """(pid, ppid, state letter, real uid) of every process visible in /proc."""
+def list_processes() -> list[tuple[int, int, str, int, str]]:
+    """(pid, ppid, state letter, real uid, command name) of every process visible in /proc."""
     rows = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -84,6 +87,7 @@ def list_processes() -> list[tuple[int, int, str, int]]:
                     int(fields["PPid"].strip()),
                     fields["State"].strip()[:1],
                     int(fields["Uid"].split()[0]),
+                    fields["Name"].strip(),
                 )
             )
         except (KeyError, ValueError, IndexError):
@@ -96,7 +100,7 @@ def kill_uid(uid: int) -> int:
     if uid == 0:
         raise ValueError("refusing to sweep uid 0")
     killed = 0
-    for pid, _ppid, state, puid in list_processes():
+    for pid, _ppid, state, puid, _name in list_processes():
         if puid == uid and state != "Z":
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
