@@ -1,0 +1,247 @@
+"""Integration tests of the web probe executor and comparator against Debian's real Chromium.
+
+A sample of generated tasks across kinds and difficulties: every reference passes all its
+assertions and every negative control fails at least one. Golden browser cases show that
+semantic equivalents pass (colour notations, shorthands, class order, hidden states, selector
+forms, whitespace) and that syntax is reported apart from behaviour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from smolscript.web import (
+    build_browser_job,
+    compare,
+    generate_web_tasks,
+    launch_chromium,
+    run_browser_job,
+    score_browser_result,
+)
+from smolscript.web.generator import LANGUAGES
+
+pytestmark = pytest.mark.integration
+
+
+class BrowserThread:
+    """A warm Chromium on a private event loop, driven synchronously from the tests."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.playwright = self.browser = None
+
+    def call(self, coro, timeout: float = 60):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def start(self) -> None:
+        from playwright.async_api import async_playwright
+
+        self.playwright = await async_playwright().start()
+        self.browser = await launch_chromium(self.playwright)
+
+    async def stop(self) -> None:
+        await self.browser.close()
+        await self.playwright.stop()
+
+    def run(self, job: dict) -> dict:
+        return self.call(run_browser_job(self.browser, job))
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    runner = BrowserThread()
+    runner.call(runner.start())
+    yield runner
+    runner.call(runner.stop())
+    runner.loop.call_soon_threadsafe(runner.loop.stop)
+
+
+def _sample() -> list[dict]:
+    """One task per builder for every (language, difficulty): the generator draws builders
+    round-robin, so the first len(builders) records cover each once (36 tasks in all)."""
+    rows = []
+    for lang, builders in LANGUAGES.items():
+        for diff in ("easy", "medium", "moderate"):
+            rows += generate_web_tasks(lang, len(builders[0][diff]), 11, diff)
+    return rows
+
+
+def test_references_pass_and_negative_controls_fail(chromium):
+    sample = _sample()
+    for record in sample:
+        good = chromium.run(build_browser_job(record, record["reference_solution"]))
+        outcome = score_browser_result(good, record["hidden_tests"])
+        failed = [v for v in outcome["verdicts"] if not v["passed"]]
+        assert outcome["passed"] and outcome["syntax_ok"], (record["reference_solution"], failed)
+        bad = chromium.run(build_browser_job(record, record["negative_control"]))
+        assert not score_browser_result(bad, record["hidden_tests"])["passed"], \
+            record["negative_control"]
+    assert {r["category"] for r in sample} >= {"list", "form", "selector_scope", "flex_layout",
+                                              "breakpoints", "counter"}
+
+
+def _job(kind: str, source: str, probes: list[dict], fixture: str | None = None,
+         widths: tuple[int, ...] = (800,)) -> dict:
+    return {"kind": kind, "source": source, "fixture": fixture, "timeout_s": 3,
+            "viewports": [{"width": w, "height": 600} for w in widths], "probes": probes}
+
+
+def _passes(chromium, job: dict, tests: list[dict]) -> list[bool]:
+    result = chromium.run(job)
+    assert result["status"] == "ok", result
+    return [v["passed"] for v in compare(result["observations"], tests)]
+
+
+FIXTURE = ('<!DOCTYPE html><html><head><style>* { box-sizing: border-box } body { margin: 0; '
+           'color: #222 } .frame { width: 400px; display: flow-root }</style></head><body>'
+           '<div class="frame"><div class="box">A</div></div>'
+           '<ul class="nav"><li>1</li><li>2</li><li>3</li><li>4</li></ul>'
+           '<p class="note">outside</p></body></html>')
+
+
+@pytest.mark.parametrize("css", [
+    ".box { color: red }", ".box { color: #f00 }", ".box { color: rgb(255, 0, 0) }",
+    ".box { color: hsl(0 100% 50%) }", ".frame > .box { color: #FF0000 }",
+    "div.box { color: rgb(100% 0% 0%) }",
+])
+def test_colour_notations_and_selector_forms_are_equivalent(chromium, css):
+    probes = [{"id": "c", "op": "style", "selector": ".box", "property": "color"},
+              {"id": "d", "op": "style", "selector": ".note", "property": "color"}]
+    tests = [{"id": "t1", "probe": "c", "match": "css", "expected": "red"},
+             {"id": "t2", "probe": "d", "match": "css", "expected": "rgb(34, 34, 34)"}]
+    assert _passes(chromium, _job("css", css, probes, FIXTURE), tests) == [True, True]
+
+
+@pytest.mark.parametrize("css,centred", [
+    (".box { width: 100px; margin: 0 auto }", True),
+    (".box { width: 100px; margin-left: auto; margin-right: auto; margin-top: 0 }", True),
+    (".box { width: 100px; margin: 0px auto 0px auto }", True),
+    (".box { width: 100px; margin: 0 }", False),
+])
+def test_margin_shorthand_and_longhands_agree(chromium, css, centred):
+    probes = [{"id": "r", "op": "rect", "selector": ".box", "relative_to": ".frame"},
+              {"id": "m", "op": "style", "selector": ".box", "property": "margin-left"}]
+    tests = [{"id": "t1", "probe": "r", "match": "rect", "expected": {"x": 150, "width": 100}},
+             {"id": "t2", "probe": "m", "match": "css", "expected": "150px"}]
+    assert _passes(chromium, _job("css", css, probes, FIXTURE), tests) == [centred, centred]
+
+
+@pytest.mark.parametrize("css,ok", [
+    (".nav li:nth-child(even) { font-weight: bold }", True),
+    (".nav li:nth-child(2n) { font-weight: 700 }", True),
+    (".nav > li:nth-of-type(2n+0) { font-weight: bolder }", True),
+    (".nav li { font-weight: bold }", False),  # leaks onto the odd items
+])
+def test_equivalent_structural_selectors(chromium, css, ok):
+    probes = [{"id": f"i{k}", "op": "style", "selector": ".nav > li", "index": k,
+               "property": "font-weight"} for k in range(4)]
+    tests = [{"id": f"t{k}", "probe": f"i{k}", "match": "css",
+              "expected": "700" if k % 2 else "400"} for k in range(4)]
+    assert all(_passes(chromium, _job("css", css, probes, FIXTURE), tests)) is ok
+
+
+@pytest.mark.parametrize("width,expected", [(500, "none"), (900, "block")])
+def test_breakpoint_at_viewport_widths(chromium, width, expected):
+    css = "@media (max-width: 699px) { .box { display: none } }"
+    probes = [{"id": "d", "op": "style", "selector": ".box", "property": "display"}]
+    tests = [{"id": "t", "probe": "d", "match": "css", "expected": expected}]
+    assert _passes(chromium, _job("css", css, probes, FIXTURE, (width,)), tests) == [True]
+
+
+HTML_PROBES = [
+    {"id": "cls", "op": "classes", "selector": "ul"},
+    {"id": "hid", "op": "visible", "selector": "ul > li"},
+    {"id": "txt", "op": "text", "selector": "ul > li", "index": 1},
+    {"id": "pre", "op": "text", "selector": "pre"},
+    {"id": "met", "op": "attr", "selector": "form", "name": "method"},
+    {"id": "req", "op": "has_attr", "selector": "input", "name": "required"},
+    {"id": "len", "op": "attr", "selector": "input", "name": "maxlength"},
+]
+HTML_TESTS = [
+    {"id": "t1", "probe": "cls", "match": "tokens", "expected": ["menu", "main"]},
+    {"id": "t2", "probe": "hid", "match": "bool", "expected": False},
+    {"id": "t3", "probe": "txt", "match": "text", "expected": "Hello world"},
+    {"id": "t4", "probe": "pre", "match": "text", "expected": "a  b\n  c"},
+    {"id": "t5", "probe": "met", "match": "enum", "expected": "post"},
+    {"id": "t6", "probe": "req", "match": "bool", "expected": True},
+    {"id": "t7", "probe": "len", "match": "number", "expected": 8},
+]
+
+
+@pytest.mark.parametrize("markup", [
+    '<ul class="menu main"><li hidden>x</li><li>Hello world</li></ul><pre>a  b\n  c</pre>'
+    '<form method="post"><input required maxlength="8"></form>',
+    '<UL CLASS="main  menu"><li hidden="hidden">x</li><li>\n  Hello\n   <span>world</span> '
+    '</li></UL><pre>a  b\n  c</pre><form method="POST"><input required="" maxlength="08">'
+    "</form>",
+    '<ul class="main menu"><li style="display: none">x</li><li>Hello   world</li></ul>'
+    '<pre>\na  b\n  c</pre><form method=Post><input required=required maxlength=" 8">',
+])
+def test_html_semantic_equivalents_pass(chromium, markup):
+    assert all(_passes(chromium, _job("html", markup, HTML_PROBES), HTML_TESTS))
+
+
+def test_html_differences_still_fail(chromium):
+    markup = ('<ul class="menu"><li>x</li><li>Helloworld</li></ul><pre>a b\n c</pre>'
+              '<form method="get"><input maxlength="9"></form>')
+    assert _passes(chromium, _job("html", markup, HTML_PROBES), HTML_TESTS) == [False] * 7
+
+
+def test_syntax_false_pages_can_pass_behaviour(chromium):
+    html = _job("html", "<ul><li>a</li><li>b</li>",
+                [{"id": "n", "op": "count", "selector": "ul > li"}])
+    result = chromium.run(html)
+    assert not result["syntax_ok"] and result["syntax_errors"]
+    assert score_browser_result(result, [{"id": "t", "probe": "n", "match": "count",
+                                          "expected": 2}])["passed"]
+    css = _job("css", ".box { color: red", [{"id": "c", "op": "style", "selector": ".box",
+                                             "property": "color"}], FIXTURE)
+    result = chromium.run(css)
+    assert not result["syntax_ok"]
+    assert score_browser_result(result, [{"id": "t", "probe": "c", "match": "css",
+                                          "expected": "#f00"}])["passed"]
+
+
+def test_html_scripts_do_not_run_and_network_is_blocked(chromium):
+    markup = ('<p id="x">static</p><script>document.getElementById("x").textContent = "ran"'
+              '</script><img src="http://203.0.113.1/a.png"><link rel="stylesheet" '
+              'href="http://203.0.113.1/a.css">')
+    result = chromium.run(_job("html", markup, [{"id": "t", "op": "text", "selector": "#x"}]))
+    assert result["status"] == "ok" and result["timings"]["total_s"] < 3
+    assert result["observations"]["t"]["value"]["text"] == "static"
+
+
+DOM_FIXTURE = ('<!DOCTYPE html><html><body><button id="b">+</button><span id="c">0</span>'
+               "</body></html>")
+DOM_PROBES = [{"id": "o0", "op": "text", "selector": "#c"},
+              {"id": "a", "op": "click", "selector": "#b"},
+              {"id": "o1", "op": "text", "selector": "#c"}]
+
+
+def test_dom_handler_runs_and_cannot_fake_observations(chromium):
+    source = ("function setup(doc) {\n  doc.getElementById('b').addEventListener('click', () => "
+              "{ doc.getElementById('c').textContent = '1'; });\n"
+              "  Document.prototype.querySelectorAll = () => [{textContent: '1'}];\n"
+              "  window.getComputedStyle = () => ({});\n}\n")
+    result = chromium.run(_job("dom", source, DOM_PROBES, DOM_FIXTURE))
+    assert result["status"] == "ok" and result["syntax_ok"]
+    assert [result["observations"][k]["value"]["text"] for k in ("o0", "o1")] == ["0", "1"]
+
+
+def test_dom_timeout_keeps_completed_observations(chromium):
+    source = "function setup(doc) { doc.getElementById('b').onclick = () => { for (;;) {} }; }"
+    result = chromium.run(_job("dom", source, DOM_PROBES, DOM_FIXTURE))
+    assert result["status"] == "timeout"
+    assert result["observations"]["o0"]["ok"] and "o1" not in result["observations"]
+    after = chromium.run(_job("dom", "function setup(doc) {}", DOM_PROBES[:1], DOM_FIXTURE))
+    assert after["status"] == "ok"  # the browser keeps serving
+
+
+def test_dom_syntax_error_prevents_execution(chromium):
+    result = chromium.run(_job("dom", "function setup(doc) { if (", DOM_PROBES, DOM_FIXTURE))
+    assert result["status"] == "ok" and not result["syntax_ok"]
+    assert result["observations"] == {}
