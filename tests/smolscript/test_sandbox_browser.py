@@ -7,8 +7,11 @@ sandbox, and the service keeps serving afterwards.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
+from pathlib import Path
 
 import pytest
 from smolscript.client import SandboxClient, SandboxJobError
@@ -88,3 +91,19 @@ async def test_malformed_browser_job_is_rejected(service):
             await client.run_browser_job(
                 {"kind": "dom", "source": "", "probes": [{"id": "p1", "op": "explode"}]}
             )
+
+
+async def test_supervisor_relaunches_a_killed_browser(service):
+    """Kill every warm browser behind the service's back; the next jobs relaunch them."""
+    pidfiles = sorted(Path(service["state_dir"]).glob("browser/slot*/browser.pid"))
+    assert len(pidfiles) == service["browser_slots"]
+    for pidfile in pidfiles:
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    task = generate_web_tasks("css", 1, 11, "easy")[0]
+    async with SandboxClient() as client:
+        before = (await client.health())["browser"]["restarts"]
+        for _ in range(2 * service["browser_slots"]):
+            ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))
+            assert score_browser_result(ref, task["hidden_tests"])["passed"], ref
+        after = (await client.health())["browser"]["restarts"]
+    assert after - before >= service["browser_slots"]

@@ -1,7 +1,8 @@
-"""Load: 256 concurrent program jobs in seven languages through the real service.
+"""Load: 256 concurrent jobs in all nine languages through the real service.
 
-Every job must come back (none lost, none infra_error) with the right output for its own
-inputs, so that a mix-up between concurrent jobs or slots would fail the test.
+224 program jobs (seven languages) and 32 browser jobs (HTML, CSS, DOM) run at once. Every job
+must come back (none lost, none infra_error) with the right result for its own inputs, so that
+a mix-up between concurrent jobs or slots would fail the test.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import pytest
 from smolscript.client import SandboxClient
 from smolscript.languages import LANGUAGES
 from smolscript.types import canonical_output, encode_stdin
+from smolscript.web import build_browser_job, generate_web_tasks, score_browser_result
 from smolscript_sandbox.testing import ensure_service
 
 pytestmark = pytest.mark.integration
 
 JOBS = 256
+BROWSER_JOBS = 32
 SIGNATURE = {
     "params": [{"name": "n", "type": "int"}, {"name": "xs", "type": "list[int]"}],
     "returns": "list[int]",
@@ -56,24 +59,40 @@ def job_for(index: int) -> tuple[dict, list[str]]:
     return job, expected
 
 
+def browser_jobs() -> list[tuple[dict, dict]]:
+    """(job, task) pairs: references of generated HTML, CSS and DOM tasks, round-robin."""
+    tasks = [
+        t for lang in ("html", "css", "javascript") for t in generate_web_tasks(lang, 4, 1, "easy")
+    ]
+    picked = [tasks[i % len(tasks)] for i in range(BROWSER_JOBS)]
+    return [(build_browser_job(t, t["reference_solution"]), t) for t in picked]
+
+
 async def test_256_concurrent_mixed_language_jobs():
     health = ensure_service()
-    jobs = [job_for(i) for i in range(JOBS)]
+    programs = [job_for(i) for i in range(JOBS - BROWSER_JOBS)]
+    pages = browser_jobs()
     start = time.monotonic()
     async with SandboxClient(max_concurrency=JOBS) as client:
         results = await asyncio.gather(
-            *(client.run_program_job(job) for job, _ in jobs), return_exceptions=True
+            *(client.run_program_job(job) for job, _ in programs),
+            *(client.run_browser_job(job) for job, _ in pages),
+            return_exceptions=True,
         )
     wall = time.monotonic() - start
     errors = [r for r in results if isinstance(r, BaseException)]
     assert errors == []
     assert len(results) == JOBS
-    for (job, expected), result in zip(jobs, results, strict=True):
+    for (job, expected), result in zip(programs, results[: len(programs)], strict=True):
         assert result["status"] == "ok", (job["language"], result)
         assert [t["status"] for t in result["tests"]] == ["ok", "ok"], result
         assert [t["stdout"] for t in result["tests"]] == expected, (job, result)
-    tests = 2 * JOBS
+    for (_job, task), result in zip(pages, results[len(programs) :], strict=True):
+        assert result["status"] == "ok", result
+        assert score_browser_result(result, task["hidden_tests"])["passed"], result
+    tests = 2 * len(programs)
     print(
-        f"\nload: {JOBS} jobs / {tests} tests in {wall:.1f} s on {health['slots']} slots "
-        f"({JOBS / wall:.1f} jobs/s, {tests / wall:.1f} tests/s)"
+        f"\nload: {JOBS} jobs ({len(programs)} program / {tests} tests, {len(pages)} browser) "
+        f"in {wall:.1f} s on {health['slots']} slots + {health['browser_slots']} browsers "
+        f"({JOBS / wall:.1f} jobs/s)"
     )

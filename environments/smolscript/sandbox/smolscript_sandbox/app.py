@@ -113,7 +113,11 @@ class Service:
             "slots": len(self.slots),
             "busy": self.pool.busy,
             "browser_slots": len(self.browsers.slots),
-            "browser": {"version": self.browsers.version, "error": self.browsers.error},
+            "browser": {
+                "version": self.browsers.version,
+                "error": self.browsers.error,
+                "restarts": sum(slot.restarts for slot in self.browsers.slots),
+            },
             "toolchains": self.versions,
             "fingerprint": self.fingerprint,
             "jobs": dict(self.jobs),

@@ -31,6 +31,9 @@ LAUNCH_TIMEOUT_S = 20.0
 CLOSE_TIMEOUT_S = 5.0
 # Extra seconds the supervisor allows above the scenario wall limit for trusted setup/teardown.
 SUPERVISOR_GRACE_S = 10.0
+# Trusted setup (context, page, fixture) may time out on an overloaded host: retry it on a
+# fresh browser; the candidate has not run yet, so a retry cannot change its verdict.
+SETUP_ATTEMPTS = 3
 
 BROWSER_LIMITS = Limits(
     cpu_s=100_000,  # a long-lived browser: CPU is bounded per job by the wall limit instead
@@ -184,28 +187,50 @@ class BrowserPool:
                     await self.restart(slot)
                 except Exception as exc:  # noqa: BLE001
                     return infra_reply(f"browser relaunch failed: {exc}")
-            deadline = scenario_wall_s(job.get("timeout_s", 2)) + SUPERVISOR_GRACE_S
-            try:
-                return await asyncio.wait_for(run_browser_job(slot.browser, job), deadline)
-            except TimeoutError:
+            for attempt in range(1, SETUP_ATTEMPTS + 1):
+                result = await self._supervised(slot, job, run_browser_job)
+                if result.get("needs_restart"):  # the executor could not close its context
+                    await self._restart_quietly(slot)
+                if not _setup_failed(result) or attempt == SETUP_ATTEMPTS:
+                    return result
+                # Trusted setup failed before any candidate code ran: safe to retry afresh.
+                log.warning(
+                    "browser slot %d setup failed (%s); retrying", slot.index, result.get("errors")
+                )
                 await self._restart_quietly(slot)
-                return {
-                    "status": "timeout",
-                    "syntax_ok": False,
-                    "observations": {},
-                    "errors": [f"supervisor: job exceeded {deadline:.0f} s; browser restarted"],
-                }
-            except Exception as exc:  # noqa: BLE001 - a failure of trusted code
-                await self._restart_quietly(slot)
-                return infra_reply(f"browser executor failed: {type(exc).__name__}: {exc}")
+            return result
         finally:
             self._free.put_nowait(slot)
+
+    async def _supervised(self, slot: BrowserSlot, job: dict, executor: Any) -> dict:
+        """One executor run under the supervisor deadline; overrun kills the browser."""
+        deadline = scenario_wall_s(job.get("timeout_s", 2)) + SUPERVISOR_GRACE_S
+        try:
+            return await asyncio.wait_for(executor(slot.browser, job), deadline)
+        except TimeoutError:
+            await self._restart_quietly(slot)
+            return {
+                "status": "timeout",
+                "syntax_ok": False,
+                "observations": {},
+                "errors": [f"supervisor: job exceeded {deadline:.0f} s; browser restarted"],
+            }
+        except Exception as exc:  # noqa: BLE001 - a failure of trusted code
+            await self._restart_quietly(slot)
+            return infra_reply(f"browser executor failed: {type(exc).__name__}: {exc}")
 
     async def _restart_quietly(self, slot: BrowserSlot) -> None:
         try:
             await self.restart(slot)
         except Exception as exc:  # noqa: BLE001 - next job retries the launch
             log.error("browser slot %d relaunch failed: %s", slot.index, exc)
+
+
+def _setup_failed(result: dict) -> bool:
+    """True for the executor's infra_error of trusted setup (before the candidate ran)."""
+    return result.get("status") == "infra_error" and any(
+        str(e).startswith("setup failed") for e in result.get("errors") or []
+    )
 
 
 def infra_reply(message: str) -> dict:
