@@ -8,6 +8,8 @@ per-type snippets below fill the slots: arguments are read in the line format of
 Harness identifiers carry a ``smol`` prefix so that they do not collide with candidate code.
 """
 
+# Harness snippets keep one target-language statement per line, so some lines are long.
+# ruff: noqa: E501
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -65,7 +67,7 @@ def render_harnessed_source(
 
 
 PYTHON = HarnessSpec(
-    template='''@@SOURCE@@
+    template="""@@SOURCE@@
 
 
 def _smol_main():
@@ -83,7 +85,7 @@ def _smol_main():
 
 
 _smol_main()
-''',
+""",
     read={
         "int": "{var} = int(smol_line())",
         "bool": '{var} = smol_line() == "true"',
@@ -103,7 +105,7 @@ _smol_main()
 )
 
 JAVASCRIPT = HarnessSpec(
-    template='''@@SOURCE@@
+    template="""@@SOURCE@@
 
 const smolLines = require("fs").readFileSync(0, "utf8").split("\\n");
 let smolPos = 0;
@@ -118,7 +120,7 @@ function smolInt() {
 @@READ_ARGS@@
 @@CALL_AND_PRINT@@
 })();
-''',
+""",
     read={
         "int": "const {var} = smolInt();",
         "bool": 'const {var} = smolLine() === "true";',
@@ -138,7 +140,7 @@ function smolInt() {
 )
 
 C = HarnessSpec(
-    template='''@@SOURCE@@
+    template="""@@SOURCE@@
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -195,7 +197,7 @@ int main(void) {
 @@CALL_AND_PRINT@@
     return 0;
 }
-''',
+""",
     read={
         "int": "int {var} = smol_int();",
         "bool": 'char *{var}_text = smol_line();\nbool {var} = strcmp({var}_text, "true") == 0;',
@@ -204,8 +206,11 @@ int main(void) {
         "list[str]": "int {var}_len = smol_int();\nchar **{var} = smol_strs({var}_len);",
     },
     arg={
-        "int": "{var}", "bool": "{var}", "str": "{var}",
-        "list[int]": "{var}, {var}_len", "list[str]": "{var}, {var}_len",
+        "int": "{var}",
+        "bool": "{var}",
+        "str": "{var}",
+        "list[int]": "{var}, {var}_len",
+        "list[str]": "{var}, {var}_len",
     },
     call="{entry}({args}",
     call_and_print={
@@ -218,7 +223,7 @@ int main(void) {
 )
 
 CPP = HarnessSpec(
-    template='''@@SOURCE@@
+    template="""@@SOURCE@@
 
 #include <iostream>
 #include <string>
@@ -241,7 +246,7 @@ int main() {
 @@CALL_AND_PRINT@@
     return 0;
 }
-''',
+""",
     read={
         "int": "int {var} = smol_int();",
         "bool": 'bool {var} = smol_line() == "true";',
@@ -261,7 +266,7 @@ int main() {
 )
 
 CSHARP = HarnessSpec(
-    template='''@@SOURCE@@
+    template="""@@SOURCE@@
 
 public static class SmolHarness
 {
@@ -282,7 +287,7 @@ public static class SmolHarness
 @@CALL_AND_PRINT@@
     }
 }
-''',
+""",
     read={
         "int": "int {var} = SmolInt();",
         "bool": 'bool {var} = SmolLine() == "true";',
@@ -302,7 +307,7 @@ public static class SmolHarness
 )
 
 RUST = HarnessSpec(
-    template='''@@SOURCE@@
+    template="""@@SOURCE@@
 
 #[allow(unused_mut)]
 fn main() {
@@ -313,7 +318,7 @@ fn main() {
 @@READ_ARGS@@
 @@CALL_AND_PRINT@@
 }
-''',
+""",
     read={
         "int": "let {var}: i32 = smol_line().trim().parse().unwrap();",
         "bool": 'let {var}: bool = smol_line() == "true";',
@@ -321,7 +326,13 @@ fn main() {
         "list[int]": "let mut {var}: Vec<i32> = Vec::new();\nlet {var}_n: usize = smol_line().trim().parse().unwrap();\nfor _ in 0..{var}_n {{\n    {var}.push(smol_line().trim().parse().unwrap());\n}}",
         "list[str]": "let mut {var}: Vec<String> = Vec::new();\nlet {var}_n: usize = smol_line().trim().parse().unwrap();\nfor _ in 0..{var}_n {{\n    {var}.push(smol_line());\n}}",
     },
-    arg={"int": "{var}", "bool": "{var}", "str": "&{var}", "list[int]": "&{var}", "list[str]": "&{var}"},
+    arg={
+        "int": "{var}",
+        "bool": "{var}",
+        "str": "&{var}",
+        "list[int]": "&{var}",
+        "list[str]": "&{var}",
+    },
     call="{entry}({args})",
     call_and_print={
         "int": 'println!("{{}}", {call});',
@@ -333,7 +344,7 @@ fn main() {
 )
 
 LUA = HarnessSpec(
-    template='''@@SOURCE@@
+    template="""@@SOURCE@@
 
 local function smol_line()
   return io.read("l") or ""
@@ -357,7 +368,7 @@ local function smol_main()
 end
 
 smol_main()
-''',
+""",
     read={
         "int": "local {var} = smol_int()",
         "bool": 'local {var} = smol_line() == "true"',

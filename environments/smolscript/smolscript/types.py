@@ -42,9 +42,13 @@ def validate_signature(signature: Mapping[str, Any]) -> None:
             raise SignatureError(f"duplicate parameter name {name!r}")
         names.add(name)
         if typ not in VALUE_TYPES:
-            raise SignatureError(f"parameter {name!r} has unknown type {typ!r}; valid: {VALUE_TYPES}")
+            raise SignatureError(
+                f"parameter {name!r} has unknown type {typ!r}; valid: {VALUE_TYPES}"
+            )
     if signature.get("returns") not in RETURN_TYPES:
-        raise SignatureError(f"unknown return type {signature.get('returns')!r}; valid: {RETURN_TYPES}")
+        raise SignatureError(
+            f"unknown return type {signature.get('returns')!r}; valid: {RETURN_TYPES}"
+        )
 
 
 def check_value(value: Any, typ: str) -> None:

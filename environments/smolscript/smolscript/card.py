@@ -1,0 +1,204 @@
+"""The dataset card (``data/smolscript/README.md``), rendered from the built editions.
+
+Tables are computed from the records, so the card cannot drift from the data.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from smolscript.editions import DIFFICULTIES, EDITION_SIZES
+from smolscript.languages import LANGUAGE_ORDER, LANGUAGES
+
+FAMILY_TEXT = {
+    "arithmetic": "integer arithmetic, digit manipulation and conditions on one integer n",
+    "strings": "ASCII string transformations, character filters and counts on a string s",
+    "collections": "filtered reductions, mappings and orderings of integer lists xs and word "
+    "lists words",
+    "frequency": "frequency tables: distinct values, modes, duplicates and first occurrences",
+    "combinations": "pipelines that cross families (a string count fed into arithmetic, a "
+    "list reduction tested by a condition, ...)",
+}
+
+_FRONT_MATTER = """---
+pretty_name: SmolScript
+license: mit
+language:
+- en
+tags:
+- code
+- code-generation
+- evaluation
+- multilingual
+configs:
+- config_name: default
+  default: true
+  data_files:
+  - split: test
+    path: smolscript.parquet
+- config_name: previous1000
+  data_files:
+  - split: test
+    path: archive/v0.2.0/smolscript.parquet
+- config_name: full2000
+  data_files:
+  - split: test
+    path: archive/v0.1.0/smolscript.parquet
+---
+"""
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def composition_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Language x difficulty counts with totals (markdown)."""
+    counts = Counter((r["language"], r["difficulty"]) for r in rows)
+    body = []
+    for language in LANGUAGE_ORDER:
+        cells = [counts[(language, d)] for d in DIFFICULTIES]
+        if sum(cells):
+            body.append([LANGUAGES[language].display_name, *cells, sum(cells)])
+    totals = [sum(counts[(lang, d)] for lang in LANGUAGE_ORDER) for d in DIFFICULTIES]
+    body.append(["Total", *totals, sum(totals)])
+    return _table(["Language", "Easy", "Medium", "Moderate", "Total"], body)
+
+
+def family_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Modality / family / category counts (markdown)."""
+    counts = Counter((r["modality"], r["family"], r["category"]) for r in rows)
+    body = [[m, f, c, n] for (m, f, c), n in sorted(counts.items())]
+    return _table(["Modality", "Family", "Category", "Tasks"], body)
+
+
+def render_card(
+    default_tasks: Sequence[Any],
+    audits: Mapping[str, Any],
+    report: Mapping[str, Any],
+    include_web: bool,
+) -> str:
+    """The card text."""
+    rows = [t.public for t in default_tasks]
+    trig = audits["default"]["trigram"]
+    full_trig = audits["full2000"]["trigram"]
+    static = report["static"]["status"]
+    dom_count = sum(1 for r in rows if r["language"] == "javascript" and r["modality"] == "browser")
+    web_note = (
+        ""
+        if include_web
+        else (
+            "\n**This build is program-only** (the web task generator was not available): the "
+            "HTML, CSS and JavaScript DOM cells are empty.\n"
+        )
+    )
+    return f"""{_FRONT_MATTER}
+# SmolScript
+
+An execution-based benchmark of basic programming for small language models (25M-350M
+parameters) in nine languages: Python, JavaScript, HTML, CSS, C++, C, Lua, C# and Rust.
+Dataset edition {_version()}, MIT licence. Every task is an original composition from an
+explicit operation grammar; none is taken from HumanEval, MBPP or MultiPL-E.
+
+**Status: execution-unverified.** Static validation: {static}. The scoring sandbox has not yet
+run every reference solution and negative control; `validation_report.json` records this
+honestly and only the full validator (`scripts/validate_smolscript.py` without
+`--static-only`) can change it.
+{web_note}
+## Composition (default edition, {len(rows)} tasks)
+
+{composition_table(rows)}
+
+JavaScript includes {dom_count} browser DOM/event tasks.
+
+## Families and categories (default edition)
+
+{family_table(rows)}
+
+Programming families: {"; ".join(f"**{k}**: {v}" for k, v in FAMILY_TEXT.items())}.
+The category is the kind of the last pipeline stage (transform, filter, reduce, condition,
+digits, ...). HTML tasks check elements, attributes, text and nesting; CSS tasks check computed
+styles on a fixed fixture, selector scope, untouched distractors, flex geometry and responsive
+breakpoints; DOM tasks check event handling in a real browser.
+
+## How the tasks were made
+
+- A programming task is a pipeline of 1-4 typed stages over one input (`n`, `s`, `xs` or
+  `words`): easy tasks have 1-2 stages and small domains, medium 2-3, moderate 3-4 with wider
+  domains. Difficulty labels are design judgments, not calibrated on models.
+- Each stage has three independent faces: an English phrase (the task comment), a Python
+  oracle, and statements of a small imperative IR. One generic emitter spells the IR in
+  Python, JavaScript, C (C11), C++ (C++17), Lua 5.4, C# (Mono, C# 7.2 subset) and Rust
+  (edition 2021, std only), so shared tasks across languages are deliberate translations.
+- Hidden tests: edge cases of the input domain plus seeded samples (12 per task), expected
+  values computed by the oracle and compared exactly as canonical stdout (no floats).
+- Each task has a negative control (a deliberately wrong solution: +1, negated, or an extra
+  item) and, where the grammar allows, a near-miss (a stage left out or a predicate weakened)
+  with hidden inputs that expose it.
+- Audits: within each language no two programming tasks share a behavioural fingerprint
+  (oracle outputs on a fixed probe set); web tasks have unique structural specs. Instruction
+  pairs with word-trigram Jaccard >= {trig["threshold"]} are flagged and kept only with a
+  behavioural reason: {trig["flagged_count"]} flagged pairs in the default edition
+  ({full_trig["flagged_count"]} in full2000), all differing in their operations and
+  fingerprints. This is a finite behavioural audit, not a proof of semantic uniqueness.
+  Details: `audit_report.json`.
+
+## Editions
+
+| Config | Archive | Tasks | Selected from |
+|---|---|---|---|
+| full2000 | archive/v0.1.0 | {EDITION_SIZES["full2000"]} | generated |
+| previous1000 | archive/v0.2.0 | {EDITION_SIZES["previous1000"]} | full2000 |
+| default | (root) | {EDITION_SIZES["default"]} | previous1000 |
+
+Each selection is a deterministic SHA256 ranking within language x modality x difficulty x
+family x category strata (`selection_manifest.json` lists every id and its hash). Ids,
+instructions, references and tests of a selected task are identical in every edition. The
+full2000 and previous1000 compositions are the default table scaled to 2,000 and 1,000 by
+largest remainder.
+
+## Files
+
+- `smolscript.jsonl` / `smolscript.parquet`: the public test split (JSONL with native JSON
+  values; Parquet with `signature`, `tests` and `metadata` as JSON strings, one schema for
+  program and browser rows). `reference_solution` is null.
+- `references/solutions.jsonl`: reference solution, negative control and near-miss sources.
+- `private_tests/hidden.jsonl`: hidden tests with expected values. Published for auditing;
+  never put them or the references into a model's context.
+- `archive/v0.1.0/`, `archive/v0.2.0/`: the same files for full2000 and previous1000.
+- `selection_manifest.json`, `audit_report.json`, `validation_report.json`, `checksums.json`
+  (SHA256 of every file except itself and the validation report).
+
+Program rows: `signature` is `{{"params": [{{"name", "type"}}], "returns"}}` over the types
+`int, bool, str, list[int], list[str]`; `tests` lists `{{"args", "stdin"}}`; `prefix` is the
+entry-point opening and `imports` the supplied headers. Browser rows: `tests` holds
+`{{"kind", "viewports", "probes", "timeout_s"}}` and `fixture`/`base_styles` the page.
+
+## Loading
+
+```python
+import json
+from datasets import load_dataset
+
+rows = load_dataset("parquet", data_files="data/smolscript/smolscript.parquet", split="train")
+tests = json.loads(rows[0]["tests"])
+signature = json.loads(rows[0]["signature"])
+```
+
+## Rebuild and validate
+
+```
+uv run python scripts/build_smolscript.py          # regenerates every file byte for byte
+uv run python scripts/validate_smolscript.py --static-only
+```
+"""
+
+
+def _version() -> str:
+    from smolscript.build import DATASET_VERSION
+
+    return DATASET_VERSION
