@@ -360,11 +360,12 @@ BREAKPOINTS = [480, 520, 560, 600, 640, 700, 720, 768, 800, 840, 900, 960, 1024]
 
 def _responsive_change(rng: random.Random, used: set[str]) -> tuple[str, str, str, dict]:
     """One property change for `.side` or `.content`: (selector, decl, words, computed)."""
-    target = rng.choice(["sidebar", "content", "title"])
-    options = {"sidebar": ["display-none", "width", "background-color"],
-               "content": ["padding", "font-size", "color"],
-               "title": ["font-size", "text-align", "color"]}[target]
-    what = rng.choice([o for o in options if f"{target}:{o}" not in used])
+    menu = {"sidebar": ["display-none", "width", "background-color"],
+            "content": ["padding", "font-size", "color"],
+            "title": ["font-size", "text-align", "color"]}
+    free = {t: [o for o in opts if f"{t}:{o}" not in used] for t, opts in menu.items()}
+    target = rng.choice([t for t, opts in free.items() if opts])
+    what = rng.choice(free[target])
     used.add(f"{target}:{what}")
     if what == "display-none":
         return f".{target}", "display: none", f'hide ".{target}" (display none)', {

@@ -202,10 +202,88 @@ def build_list_editor(rng: random.Random, difficulty: str) -> DomTask:
                    {"family": "list_editor", "words": words, "blank": blank})
 
 
+def build_enable(rng: random.Random, difficulty: str) -> DomTask:
+    """A checkbox enables a button while checked; medium also shows a status text."""
+    box, button = rng.choice(["agree", "terms", "ready", "confirm"]), rng.choice(IDS)
+    markup = (f'<input id="{box}" type="checkbox">\n<button id="{button}" disabled>Send'
+              f"</button>")
+    checks = Checks()
+    lines = [f'  const box = doc.getElementById("{box}");',
+             f'  const button = doc.getElementById("{button}");',
+             '  box.addEventListener("change", () => {',
+             "    button.disabled = !box.checked;"]
+    said = f"#{button} is enabled exactly while #{box} is checked"
+    status = None
+    if difficulty != "easy":
+        status = rng.choice([("Ready", "Waiting"), ("On", "Off"), ("Yes", "No")])
+        markup += f'\n<span id="state">{status[1]}</span>'
+        lines.append(f'    doc.getElementById("state").textContent = box.checked ? '
+                     f'"{status[0]}" : "{status[1]}";')
+        said += f'; #state shows "{status[0]}" while it is checked and "{status[1]}" otherwise'
+    lines.append("  });\n}\n")
+    for k, on in enumerate([True, False, True]):
+        checks.act("click", f"#{box}")
+        checks.add("prop", f"#{button}", "bool", not on, f"button disabled after {k + 1} "
+                   f"click(s)", name="disabled")
+        if status:
+            checks.add("text", "#state", "text", status[0] if on else status[1],
+                       f"state after {k + 1} click(s)")
+    reference = "\n".join(lines)
+    negative = reference.replace("button.disabled = !box.checked;", "button.disabled = false;")
+    instruction = (f"#{button} starts disabled. Whenever #{box} changes, update the page so "
+                   f"that {said}.")
+    return DomTask("enable", markup, instruction, reference, negative, checks,
+                   {"family": "enable", "ids": [box, button], "status": status})
+
+
+def build_tabs(rng: random.Random, difficulty: str) -> DomTask:
+    """Tab buttons show their own panel and hide the others; moderate marks aria-selected."""
+    names = rng.sample(["news", "sport", "music", "books", "games", "films", "food"],
+                       3 if difficulty == "medium" else 4)
+    cls = rng.choice(["selected", "current", "active", "on"])
+    buttons = "\n".join(f'<button class="tab" data-tab="{n}">{n.title()}</button>'
+                         for n in names)
+    panels = "\n".join(f'<div class="pane" id="pane-{n}"{"" if i == 0 else " hidden"}>'
+                        f"{n.title()}</div>" for i, n in enumerate(names))
+    markup = f"{buttons}\n{panels}"
+    aria = difficulty == "moderate"
+    lines = ['  const tabs = doc.querySelectorAll(".tab");',
+             "  tabs.forEach((tab) => {",
+             '    tab.addEventListener("click", () => {',
+             "      tabs.forEach((other) => {",
+             "        const on = other === tab;",
+             f'        other.classList.toggle("{cls}", on);']
+    if aria:
+        lines.append('        other.setAttribute("aria-selected", String(on));')
+    lines += ['        doc.getElementById("pane-" + other.dataset.tab).hidden = !on;',
+              "      });", "    });", "  });", "}", ""]
+    checks = Checks()
+    order = rng.sample(range(1, len(names)), 2)
+    for pick in order:
+        checks.act("click", ".tab", index=pick)
+        for i, n in enumerate(names):
+            checks.add("visible", f"#pane-{n}", "bool", i == pick, f"pane {n} after tab {pick}")
+            checks.add("classes", ".tab", "tokens", ["tab", cls] if i == pick else ["tab"],
+                       f"tab {n} classes", index=i)
+            if aria:
+                checks.add("attr", ".tab", "enum", "true" if i == pick else "false",
+                           f"tab {n} aria-selected", name="aria-selected", index=i)
+    reference = "\n".join(lines)
+    negative = reference.replace("other === tab", "other === tab || other === tabs[0]")
+    said = (f'a click on a .tab button shows the .pane whose id is "pane-" plus the button\'s '
+            f'data-tab, hides the other panes, and gives the class "{cls}" to the clicked tab '
+            f"only")
+    if aria:
+        said += ' (also set aria-selected to "true" on it and "false" on the other tabs)'
+    return DomTask("tabs", markup, f"Make the tabs work: {said}.", reference, negative, checks,
+                   {"family": "tabs", "names": names, "class": cls, "aria": aria,
+                    "order": order})
+
+
 BUILDERS: dict[str, tuple[Callable[[random.Random, str], DomTask], ...]] = {
-    "easy": (build_counter, build_toggle),
-    "medium": (build_toggle, build_mirror),
-    "moderate": (build_counter, build_list_editor),
+    "easy": (build_counter, build_toggle, build_enable),
+    "medium": (build_toggle, build_mirror, build_enable, build_tabs),
+    "moderate": (build_counter, build_list_editor, build_tabs),
 }
 
 
@@ -221,5 +299,8 @@ def draw_dom_task(rng: random.Random, difficulty: str,
         category=task.category, instruction=task.instruction, input_domain=DOM_DOMAIN,
         prefix=prefix, reference_body=task.reference, negative_body=task.negative,
         checks=task.checks, spec={"markup": task.markup, **task.spec},
-        shape={"family": task.spec["family"]}, fixture=fixture_page(task.markup, BASE),
+        shape={"family": task.spec["family"], "effect": task.spec.get("effect"),
+               "aria": task.spec.get("aria"), "transform": task.spec.get("transform"),
+               "status": bool(task.spec.get("status")), "limit": "limit" in task.spec},
+        fixture=fixture_page(task.markup, BASE),
         base_styles=None, entry_point="setup")

@@ -25,8 +25,10 @@ def _quote_list(words: list[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def _words(rng: random.Random, n: int) -> list[str]:
-    return rng.sample(WORD_SETS[rng.choice(sorted(WORD_SETS))], n)
+def _words(rng: random.Random, n: int, avoid: list[str] = ()) -> list[str]:
+    """`n` distinct words from one randomly chosen word set, none of them in `avoid`."""
+    sets = [s for s in sorted(WORD_SETS) if len(set(WORD_SETS[s]) - set(avoid)) >= n]
+    return rng.sample([w for w in WORD_SETS[rng.choice(sets)] if w not in avoid], n)
 
 
 def _classes(rng: random.Random, n: int) -> str:
@@ -68,7 +70,7 @@ def build_list(rng: random.Random, difficulty: str) -> tuple[str, Node, str]:
     if difficulty == "moderate":
         pick = rng.randrange(n)
         sub_tag = "ol" if tag == "ul" else "ul"
-        sub_words = [w for w in _words(rng, 3) if w not in words][:2]
+        sub_words = _words(rng, 2, avoid=words)
         items[pick].children.append(el(sub_tag, None, *[el("li", w) for w in sub_words]))
         items[pick].text = words[pick]
         instruction += (f' Inside the item "{words[pick]}", after its text, nest '
