@@ -38,7 +38,7 @@ LUA = {"id": "lua", "language": "lua", "prefix": "local function solve(n)\n",
 HTML = {"id": "html", "language": "html", "prefix": "<", "entry_point": None, "imports": []}
 CSS = {"id": "css", "language": "css", "prefix": "", "entry_point": None, "imports": []}
 
-PYH = "import math\n\ndef solve(n):\n"
+PYH = "import math\ndef solve(n):\n"
 
 COMPLETIONS = [
     # --- Python
@@ -79,17 +79,17 @@ COMPLETIONS = [
      "from scratch without the supplied import: the import is supplied"),
     # --- braced languages
     (C, "    const char *s = \"}\"; char c = '}'; /* } */ // }\n    return n;\n}\nThis returns n {",
-     "#include <string.h>\n\nint solve(int n) {\n    const char *s = \"}\"; char c = '}'; "
+     "#include <string.h>\nint solve(int n) {\n    const char *s = \"}\"; char c = '}'; "
      "/* } */ // }\n    return n;\n}\n", "braces in strings, comments and char literals"),
     (C, "    if (n < 0) {\r\n        return -n;\r\n    }\r\n    return n;\r\n}\r\n\r\nint main",
-     "#include <string.h>\n\nint solve(int n) {\n    if (n < 0) {\n        return -n;\n    }\n"
+     "#include <string.h>\nint solve(int n) {\n    if (n < 0) {\n        return -n;\n    }\n"
      "    return n;\n}\n", "CRLF in a braced language, trailing code dropped"),
-    (C, "    return n;", "#include <string.h>\n\nint solve(int n) {\n    return n;\n",
+    (C, "    return n;", "#include <string.h>\nint solve(int n) {\n    return n;\n",
      "missing closing brace is not invented"),
     (C, "```c\n#include <string.h>\nint solve(int n) {\n    return n;\n}\n```\n",
      "#include <string.h>\nint solve(int n) {\n    return n;\n}\n", "fenced program from scratch"),
     (CPP, "    std::string s = R\"x(}})x\";\n    return (int)s.size() + n;\n}\n// done",
-     "#include <string>\n\nint solve(int n) {\n    std::string s = R\"x(}})x\";\n"
+     "#include <string>\nint solve(int n) {\n    std::string s = R\"x(}})x\";\n"
      "    return (int)s.size() + n;\n}\n", "C++ raw string with braces"),
     (JS, "  const r = /[}]{2}/g;\n  const t = `${s.replace(r, \"}\")}}`;\n  return t;\n}\n"
          "console.log(solve('a'));",
@@ -101,11 +101,11 @@ COMPLETIONS = [
      "a semicolon right after the closing brace is kept"),
     (CS, "        string v = @\"a\"\"}\"; string w = $\"{n}}}\";\n        char c = '{';\n"
          "        return n;\n    }\n}\nThe class above...",
-     "using System;\n\npublic class Solution {\n    public static int Solve(int n) {\n"
+     "using System;\npublic class Solution {\n    public static int Solve(int n) {\n"
      "        string v = @\"a\"\"}\"; string w = $\"{n}}}\";\n        char c = '{';\n"
      "        return n;\n    }\n}\n", "C# verbatim and interpolated strings; class closed"),
     (CS, "        return n;\n    }\n\n    static int Helper() { return 1; }\n}\n",
-     "using System;\n\npublic class Solution {\n    public static int Solve(int n) {\n"
+     "using System;\npublic class Solution {\n    public static int Solve(int n) {\n"
      "        return n;\n    }\n\n    static int Helper() { return 1; }\n}\n",
      "C# helper method inside the class is kept"),
     (RS, "    let c = '}';\n    let s = r#\"}\"#;\n    fn h<'a>(x: &'a str) -> &'a str { x }\n"

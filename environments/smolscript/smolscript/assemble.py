@@ -113,9 +113,8 @@ def _lines(value: Any) -> list[str]:
 
 
 def code_head(task: Mapping[str, Any]) -> str:
-    """The supplied import lines, one per line, followed by a blank line when any."""
-    imports = _lines(task.get("imports"))
-    return "".join(line + "\n" for line in imports) + ("\n" if imports else "")
+    """The supplied import lines, one per line (the dataset's references start the same way)."""
+    return "".join(line + "\n" for line in _lines(task.get("imports")))
 
 
 @dataclass(frozen=True)
@@ -273,7 +272,8 @@ def _assemble_web(task: Mapping[str, Any], text: str, with_prefix: bool) -> Asse
     language = str(task["language"])
     text = normalize(text)
     stripped = text.lstrip("\n")
-    if _FENCE_LINE.match(stripped):
+    # A completion may open with a fence; a prediction may hold its one fence anywhere.
+    if _FENCE_LINE.match(stripped) or (not with_prefix and _FENCE_LINE.search(stripped)):
         fence = _single_fence(stripped)
         if fence is None or fence.content is None:
             return Assembly(None, "rejected", fence.error if fence else "fence")

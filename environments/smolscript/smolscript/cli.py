@@ -4,6 +4,7 @@
         [--language python rust] [--difficulty easy] [--edition default]
         [--service-url URL] [--concurrency 8]
     smolscript report RESULTS [--chart chart.png]
+    smolscript example-prompts [--out DIR]
 
 Exit status: 0 done; 2 bad arguments, data or resume mismatch; 3 stopped on an
 infrastructure error (the output keeps the scored tasks and no score).
@@ -39,7 +40,19 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--chart", default=None, help="bar chart PNG path (default: beside results)")
     rp.add_argument("--edition", choices=sorted(EDITIONS), default="default",
                     help="edition of a vf-eval run (to tell complete from partial runs)")
+    ex = sub.add_parser("example-prompts", help="write one example prompt per language")
+    ex.add_argument("--out", default=str(Path(__file__).resolve().parent / "example_prompts"))
+    ex.add_argument("--edition", choices=sorted(EDITIONS), default="default")
     return parser
+
+
+def _example_prompts(args: argparse.Namespace) -> int:
+    from smolscript import data
+    from smolscript.prompts import write_example_prompts
+
+    for path in write_example_prompts(args.out, data.load_tasks(args.edition)):
+        print(path)
+    return 0
 
 
 def _print_summary(summary: dict, chart: str | Path | None, title: str) -> None:
@@ -119,7 +132,8 @@ def _report(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `smolscript` command; returns the exit status."""
     args = _parser().parse_args(argv)
-    return _evaluate(args) if args.command == "evaluate" else _report(args)
+    commands = {"evaluate": _evaluate, "report": _report, "example-prompts": _example_prompts}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":

@@ -173,6 +173,16 @@ class SmolscriptEnv(vf.SingleTurnEnv):
                                                     is_truncated=False))
 
 
+def _first_per_language(tasks: Sequence[Mapping[str, Any]], k: int) -> list[Mapping[str, Any]]:
+    counts: dict[str, int] = {}
+    kept = []
+    for task in tasks:
+        counts[task["language"]] = counts.get(task["language"], 0) + 1
+        if counts[task["language"]] <= k:
+            kept.append(task)
+    return kept
+
+
 def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None) -> list[dict]:
     rows = []
     for task in tasks:
@@ -194,6 +204,7 @@ def load_environment(
     difficulties: Sequence[str] | str | None = None,
     edition: str = "default",
     num_examples: int = -1,
+    per_language: int | None = None,
     max_tokens: int | None = None,
     service_url: str | None = None,
     concurrency: int = 8,
@@ -207,6 +218,8 @@ def load_environment(
       filtered run reports `filtered_macro_score`, never the official SmolScript Score.
     edition: "default" (350 tasks), "previous1000" or "full2000".
     num_examples: first N selected tasks in dataset order (-1 = all).
+    per_language: keep only the first K selected tasks of each language (a quick mixed run;
+      applied before num_examples).
     max_tokens: replaces every task's token budget (recorded in each row's info).
     service_url: scoring service; None reuses or starts the local one at first scoring.
     concurrency: scoring jobs in flight at once.
@@ -216,9 +229,9 @@ def load_environment(
     Raises DataError naming valid values for a bad language, difficulty or edition.
     """
     if kwargs:
-        raise TypeError(f"unknown argument(s) {sorted(kwargs)}; valid: languages, difficulties, "
-                        "edition, num_examples, max_tokens, service_url, concurrency, "
-                        "context_length, tokenizer")
+        raise TypeError(f"unknown argument(s) {sorted(kwargs)}; valid: languages, "
+                        "difficulties, edition, num_examples, per_language, max_tokens, "
+                        "service_url, concurrency, context_length, tokenizer")
     if isinstance(languages, str):
         languages = [languages]
     if isinstance(difficulties, str):
@@ -226,6 +239,10 @@ def load_environment(
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     tasks = data.load_tasks(edition, languages, difficulties)
+    if per_language is not None:
+        if per_language < 1:
+            raise ValueError(f"per_language must be >= 1, got {per_language}")
+        tasks = _first_per_language(tasks, per_language)
     if num_examples is not None and num_examples >= 0:
         tasks = tasks[:num_examples]
     if not tasks:

@@ -161,3 +161,28 @@ def check_context(prompts: Sequence[tuple[str, str, int]], context_length: int,
             too_long.append((task_id, used, budget))
     if too_long:
         raise PromptTooLongError(too_long, context_length)
+
+
+def example_prompts(tasks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """One example prompt per language (the first task of each, in dataset order).
+
+    Keys are language ids, plus `javascript_dom` for JavaScript's browser DOM tasks.
+    """
+    examples: dict[str, str] = {}
+    for task in tasks:
+        key = task["language"] + ("_dom" if task["language"] == "javascript"
+                                  and task.get("modality") == "browser" else "")
+        examples.setdefault(key, build_prompt(task))
+    return examples
+
+
+def write_example_prompts(folder: str | Path, tasks: Sequence[Mapping[str, Any]]) -> list[Path]:
+    """Write `example_prompts(tasks)` as `<key>.txt` files under `folder`; returns the paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for key, prompt in sorted(example_prompts(tasks).items()):
+        path = folder / f"{key}.txt"
+        path.write_text(prompt, encoding="utf-8")
+        written.append(path)
+    return written
