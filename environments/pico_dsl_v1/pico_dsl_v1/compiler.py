@@ -21,11 +21,11 @@ from .spec import (
     LEVELS,
     LITERAL_POOL,
     PHENOMENA,
-    QUALITY_FLOORS,
     SLICE_PHENOMENON,
     SLICES,
     SYMBOL_POOL,
     LevelSpec,
+    quality_floor,
 )
 from .validate import below_soft_floor, row_problems
 
@@ -228,7 +228,7 @@ def compile_row(text: str, slice_: str, level: str, seed: int = 0) -> dict[str, 
         if problems:
             last_problem = problems[0]
             continue
-        if not below_soft_floor(row, QUALITY_FLOORS[slice_]):
+        if not below_soft_floor(row, quality_floor(slice_, level)):
             return row
         fallback = fallback or row
     if fallback is not None:
@@ -236,22 +236,41 @@ def compile_row(text: str, slice_: str, level: str, seed: int = 0) -> dict[str, 
     raise CompileError(f"no valid {slice_}/{level} row for {text!r}: {last_problem}")
 
 
-def fitting_spans(phrase: str, level: str) -> list[str]:
-    """Every run of whole words of `phrase` whose length fits `level`'s source-length band.
+# Words a natural phrase rarely ends on; spans ending on one read as cut off.
+DANGLING_WORDS = frozenset(
+    "a an the of to and or but in on at by for with from into is are was were my your our "
+    "their his her its this that as".split()
+)
 
-    Ordered by start word, then length (so the result is deterministic).
+
+def fitting_spans(phrase: str, level: str) -> list[str]:
+    """Every run of whole words of `phrase` that fits `level`'s source-length band.
+
+    A run starts at the first word or right after a word ending in ",;:-" (a clause start);
+    trailing ",;:-" is trimmed from it; runs ending on a dangling word ("the", "of", ...) are
+    left out. Ordered by start word, then length, so the result is deterministic.
     """
     low, high = LEVEL_SPECS[level].source_length
     words = phrase.split(" ")
-    return [
-        " ".join(words[i:j])
-        for i in range(len(words))
-        for j in range(i + 1, len(words) + 1)
-        if low <= len(" ".join(words[i:j])) <= high
-    ]
+    starts = [0] + [i for i in range(1, len(words)) if words[i - 1][-1:] in (",", ";", ":", "-")]
+    spans: list[str] = []
+    for i in starts:
+        for j in range(i + 1, len(words) + 1):
+            span = " ".join(words[i:j]).rstrip(",;:-").strip()
+            last = span.split(" ")[-1].lower() if span else ""
+            if low <= len(span) <= high and last not in DANGLING_WORDS and span not in spans:
+                spans.append(span)
+    return spans
 
 
 def fit_text(phrase: str, level: str) -> str | None:
-    """The longest of `fitting_spans` (earliest on ties), or None when no run of words fits."""
+    """The span of `fitting_spans` starting earliest in the phrase (longest among those)."""
     spans = fitting_spans(phrase, level)
-    return max(spans, key=len) if spans else None
+    if not spans:
+        return None
+    words = phrase.split(" ")
+    starts = {
+        span: next(i for i in range(len(words)) if " ".join(words[i:]).startswith(span))
+        for span in spans
+    }
+    return min(spans, key=lambda span: (starts[span], -len(span)))

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 MIN_WORDS = 2
-MAX_WORDS = 12
+MAX_WORDS = 24
 MIN_CHARS = 5
-MAX_CHARS = 80
+MAX_CHARS = 160
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022]+|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*(?:phrase|seed|answer|output|text|example)\s*\d*\s*[:=-]\s*", re.I)
@@ -22,15 +22,19 @@ _META_START = re.compile(
     re.IGNORECASE,
 )
 _QUOTES = "\"'`\u201c\u201d\u2018\u2019*_"
+_DROPPED = '"`*_<>'
+_LEADING_LABEL = re.compile(r"^[A-Za-z][A-Za-z' ]{0,24}:\s+(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def clean_phrase(raw: str) -> tuple[str | None, str]:
     """Turn one model-written phrase into a usable input string, or say why not.
 
-    Steps: first non-empty line; list markers, labels and surrounding quotes/emphasis removed;
-    non-ASCII (emoji, smart quotes) and `<`/`>` dropped; whitespace collapsed; one trailing
-    period removed. Rejected: meta talk ("Sure, here is..."), too few or too many words or
-    characters, no letters.
+    Steps: first non-empty line, then its first sentence; list markers, labels ("Phrase:",
+    "Cheerful:") and surrounding quotes removed; non-ASCII (emoji, smart quotes), double quotes,
+    backticks, `*`, `_`, `<` and `>` dropped; whitespace collapsed; one trailing period removed.
+    Rejected: meta talk ("Sure, here is..."), too few or too many words or characters, no
+    letters.
 
     Returns:
         (phrase, "ok") or (None, reason).
@@ -39,8 +43,9 @@ def clean_phrase(raw: str) -> tuple[str | None, str]:
     if not lines:
         return None, "empty"
     text = _LABEL.sub("", _LIST_MARKER.sub("", lines[0]))
-    text = "".join(c for c in text if " " <= c <= "~" and c not in "<>")
+    text = "".join(c for c in text if " " <= c <= "~" and c not in _DROPPED)
     text = " ".join(text.split()).strip(_QUOTES + " ")
+    text = _SENTENCE_END.split(_LEADING_LABEL.sub("", text), maxsplit=1)[0].strip(_QUOTES + " ")
     if text.endswith(".") and not text.endswith(".."):
         text = text[:-1].rstrip()
     if not text:

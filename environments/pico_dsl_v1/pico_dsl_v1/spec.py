@@ -75,27 +75,48 @@ LEVEL_SPECS: dict[str, LevelSpec] = {
 
 @dataclass(frozen=True)
 class QualityFloor:
-    """Per-slice tape quality floors.
+    """Tape quality floors of one (slice, level) cell.
 
     Every row must reach the hard floors; rows under a soft floor are allowed but capped at
-    `max_soft_share` of a slice, so that low-entropy tapes stay rare.
+    MAX_SOFT_SHARE of a slice, so that low-entropy tapes stay rare.
     """
 
     hard_entropy_bits: float
     hard_unique_chars: int
     soft_entropy_bits: float
     soft_unique_chars: int
-    max_soft_share: float = 0.1
 
 
-QUALITY_FLOORS: dict[str, QualityFloor] = {
-    "copy_case": QualityFloor(1.4, 3, 2.0, 4),
-    "punctuation": QualityFloor(1.6, 4, 2.2, 5),
-    "deletion": QualityFloor(1.5, 3, 2.0, 4),
-    "repeat": QualityFloor(1.5, 3, 2.0, 4),
-    "noop_suffix": QualityFloor(1.4, 3, 2.0, 4),
-    "composite": QualityFloor(1.8, 4, 2.4, 5),
+MAX_SOFT_SHARE = 0.1
+# Floors grow with the level (longer tapes, larger dictionaries) ...
+LEVEL_FLOORS: dict[str, QualityFloor] = {
+    "L1": QualityFloor(1.2, 3, 1.5, 3),
+    "L2": QualityFloor(1.7, 4, 2.0, 5),
+    "L3": QualityFloor(1.9, 5, 2.2, 6),
+    "L4": QualityFloor(2.3, 6, 2.7, 8),
 }
+# ... and slices whose tapes carry literals must clear them by (bits, unique chars) more.
+SLICE_FLOOR_BONUS: dict[str, tuple[float, int]] = {
+    "copy_case": (0.0, 0),
+    "punctuation": (0.3, 1),
+    "deletion": (0.0, 0),
+    "repeat": (0.0, 0),
+    "noop_suffix": (0.0, 0),
+    "composite": (0.3, 1),
+}
+
+
+def quality_floor(slice_: str, level: str) -> QualityFloor:
+    """The floors of a (slice, level) cell: LEVEL_FLOORS plus the slice's bonus."""
+    base = LEVEL_FLOORS[level]
+    bits, chars = SLICE_FLOOR_BONUS[slice_]
+    return QualityFloor(
+        round(base.hard_entropy_bits + bits, 4),
+        base.hard_unique_chars + chars,
+        round(base.soft_entropy_bits + bits, 4),
+        base.soft_unique_chars + chars,
+    )
+
 
 # Short targets are compared after normalization; two rows may not share one.
 SHORT_TARGET_MAX_CHARS = 16

@@ -19,12 +19,13 @@ from .spec import (
     FILLER_TAILS,
     LEVEL_SPECS,
     LEVELS,
-    QUALITY_FLOORS,
+    MAX_SOFT_SHARE,
     ROWS_PER_CELL,
     SHORT_TARGET_MAX_CHARS,
     SLICE_PHENOMENON,
     SLICES,
     QualityFloor,
+    quality_floor,
 )
 
 ROW_KEYS = (
@@ -138,8 +139,8 @@ def definition_problems(slice_: str, level: str, diag: dict[str, Any]) -> list[s
 
 
 def quality_problems(row: dict[str, Any]) -> list[str]:
-    """Hard per-slice floors on tape entropy and unique characters."""
-    floor = QUALITY_FLOORS[row["slice"]]
+    """Hard per-slice (and per-level) floors on tape entropy and unique characters."""
+    floor = quality_floor(row["slice"], row["complexity_level"])
     diag = row["diagnostics"]
     problems = []
     if diag["tape_entropy_bits"] < floor.hard_entropy_bits:
@@ -208,7 +209,7 @@ class BenchmarkValidator:
     def soft_budget(self, slice_: str) -> int:
         """How many rows of a slice may sit under the soft quality floor."""
         per_slice = self.rows_per_cell * sum(1 for s, _ in self.cells if s == slice_)
-        return int(QUALITY_FLOORS[slice_].max_soft_share * per_slice)
+        return int(MAX_SOFT_SHARE * per_slice)
 
     def problems(self, row: dict[str, Any]) -> list[str]:
         """Reasons `row` cannot join the benchmark now (row gates first, then set gates)."""
@@ -227,7 +228,7 @@ class BenchmarkValidator:
         short = normalize(row["target_lines"][2])
         if len(short) <= SHORT_TARGET_MAX_CHARS and short in self._short_targets:
             return ["duplicate short normalized target"]
-        floor = QUALITY_FLOORS[row["slice"]]
+        floor = quality_floor(row["slice"], row["complexity_level"])
         if below_soft_floor(row, floor) and self._soft[row["slice"]] >= self.soft_budget(
             row["slice"]
         ):
@@ -246,7 +247,7 @@ class BenchmarkValidator:
         short = normalize(row["target_lines"][2])
         if len(short) <= SHORT_TARGET_MAX_CHARS:
             self._short_targets.add(short)
-        if below_soft_floor(row, QUALITY_FLOORS[row["slice"]]):
+        if below_soft_floor(row, quality_floor(row["slice"], row["complexity_level"])):
             self._soft[row["slice"]] += 1
         self.rows.append(row)
         return []

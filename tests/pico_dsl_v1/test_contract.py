@@ -1,0 +1,61 @@
+"""Contract: README tables and pyproject metadata agree with the code."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import tomllib
+
+import pytest
+from pico_dsl_v1 import load_environment
+from pico_dsl_v1.env import build_rubric
+from pico_dsl_v1.spec import LEVEL_SPECS, SLICES
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.unit
+PACKAGE = REPO / "environments" / "pico_dsl_v1"
+
+
+def table_first_column(markdown: str, heading: str) -> list[str]:
+    """Backticked first-column entries of the table under `### heading`."""
+    section = markdown.split(f"### {heading}", 1)[1].split("\n### ", 1)[0]
+    return re.findall(r"^\| `([^`]+)` \|", section, flags=re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def readme() -> str:
+    return (PACKAGE / "README.md").read_text()
+
+
+def test_metrics_table_matches_rubric(readme: str) -> None:
+    assert table_first_column(readme, "Metrics") == build_rubric()._get_reward_func_names()
+
+
+def test_arguments_table_matches_signature(readme: str) -> None:
+    signature = inspect.signature(load_environment)
+    expected = [n for n, p in signature.parameters.items() if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert table_first_column(readme, "Environment Arguments") == expected
+    section = readme.split("### Environment Arguments", 1)[1]
+    for name in expected:
+        default = signature.parameters[name].default
+        shown = (
+            "null" if default is None else (f'"{default}"' if isinstance(default, str) else default)
+        )
+        assert f"| `{name}` |" in section and f"`{shown}`" in section
+
+
+def test_slice_and_level_tables(readme: str) -> None:
+    assert table_first_column(readme, "Slices") == list(SLICES)
+    assert table_first_column(readme, "Complexity levels") == list(LEVEL_SPECS)
+    for level, spec in LEVEL_SPECS.items():
+        low, high = spec.source_length
+        assert f"| `{level}` | {low}-{high} |" in readme
+
+
+def test_pyproject_metadata() -> None:
+    project = tomllib.loads((PACKAGE / "pyproject.toml").read_text())
+    meta = project["project"]
+    assert meta["name"] == "pico-dsl-v1" and meta["version"] and meta["description"]
+    assert "eval" in meta["tags"]
+    assert project["tool"]["verifiers"]["eval"]["num_examples"] > 0

@@ -1,0 +1,163 @@
+"""The verifiers environment: arguments, rubric wiring, gold answers, empty responses."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+import verifiers as vf
+from pico_dsl_v1 import load_environment
+from pico_dsl_v1.env import METRIC_FUNCS, build_rubric
+from pico_dsl_v1.score import METRIC_NAMES
+from verifiers.types import State
+
+from .conftest import ScriptedEndpoint
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def env() -> vf.Environment:
+    return load_environment()
+
+
+def test_defaults_expose_the_same_480_rows(env: vf.Environment) -> None:
+    train, evaluation = env.get_dataset(), env.get_eval_dataset()
+    assert len(train) == len(evaluation) == 480
+    assert train["answer"] == evaluation["answer"]
+    cells = Counter((i["slice"], i["complexity_level"]) for i in evaluation["info"])
+    assert len(cells) == 24 and set(cells.values()) == {20}
+
+
+def test_mixed_prefix_is_balanced() -> None:
+    env = load_environment(num_examples=12)
+    slices = Counter(i["slice"] for i in env.get_eval_dataset()["info"])
+    assert set(slices.values()) == {2} and len(slices) == 6
+
+
+def test_single_slice_round_robins_levels() -> None:
+    env = load_environment(num_examples=8, slice="repeat")
+    infos = env.get_eval_dataset()["info"]
+    assert {i["slice"] for i in infos} == {"repeat"}
+    assert Counter(i["complexity_level"] for i in infos) == {"L1": 2, "L2": 2, "L3": 2, "L4": 2}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "names"),
+    [
+        ({"slice": "bogus"}, "copy_case"),
+        ({"dataset_mode": "random"}, "fixed, generated"),
+        ({"dataset_mode": "generated", "difficulty": "extreme"}, "tiny, easy"),
+        ({"tokenizer": "gpt2-ish"}, "auto, none"),
+        ({"num_examples": 481}, "1-480"),
+        ({"num_examples": 81, "slice": "deletion"}, "1-80"),
+        ({"difficulty": "hard"}, "generated"),
+    ],
+)
+def test_bad_arguments_raise_value_error_naming_valid_values(kwargs: dict, names: str) -> None:
+    with pytest.raises(ValueError, match=names):
+        load_environment(**kwargs)
+
+
+def test_generated_mode_offline_with_tokens_recorded() -> None:
+    env = load_environment(dataset_mode="generated", difficulty="tape34", num_examples=12, seed=5)
+    infos = env.get_eval_dataset()["info"]
+    assert len(infos) == 12 and {i["complexity_level"] for i in infos} == {"L3"}
+    assert all(isinstance(i["token_count"], int) and i["token_count"] > 0 for i in infos)
+    assert {i["tokenizer"] for i in infos} == {"o200k_base"}
+    again = load_environment(dataset_mode="generated", difficulty="medium", num_examples=12, seed=5)
+    assert again.get_eval_dataset()["answer"] == env.get_eval_dataset()["answer"]
+
+
+def test_generated_mode_without_tokenizer() -> None:
+    env = load_environment(dataset_mode="generated", tokenizer="none", num_examples=6)
+    infos = env.get_eval_dataset()["info"]
+    assert {i["tokenizer"] for i in infos} == {"none"}
+    assert all(i["token_count"] is None for i in infos)
+
+
+def test_rubric_has_one_headline_reward() -> None:
+    rubric = build_rubric()
+    weights = dict(zip(rubric._get_reward_func_names(), rubric.weights, strict=True))
+    assert weights.pop("exact_match") == 1.0
+    assert set(weights) == {*METRIC_NAMES, "empty_response"} - {"exact_match"}
+    assert all(w == 0.0 for w in weights.values())
+    for func in METRIC_FUNCS:
+        assert func.__doc__ and set(inspect.signature(func).parameters) == {
+            "completion",
+            "info",
+            "state",
+        }
+
+
+def _state(record: dict[str, Any], index: int, content: str) -> State:
+    state = State(
+        input={
+            "prompt": record["prompt"],
+            "answer": record["answer"],
+            "info": record["info"],
+            "example_id": index,
+        }
+    )
+    state["prompt"] = record["prompt"]
+    state["completion"] = [{"role": "assistant", "content": content}]
+    state["trajectory"] = []
+    return state
+
+
+def test_every_gold_answer_scores_one_through_the_real_rubric(env: vf.Environment) -> None:
+    records = env.get_eval_dataset().to_list()
+    states = [_state(r, i, f"<answer>\n{r['answer']}\n</answer>") for i, r in enumerate(records)]
+    asyncio.run(env.rubric.score_group(states))
+    for state in states:
+        assert state["reward"] == 1.0, state["info"]["id"]
+        assert all(state["metrics"][name] == 1.0 for name in METRIC_NAMES)
+        assert state["metrics"]["empty_response"] == 0.0
+
+
+def test_parse_once_per_rollout(env: vf.Environment, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pico_dsl_v1.env as env_module
+
+    calls = Counter()
+    real = env_module.parse_answer
+
+    def counting(text: str | None):
+        calls["parse"] += 1
+        return real(text)
+
+    monkeypatch.setattr(env_module, "parse_answer", counting)
+    record = env.get_eval_dataset().to_list()[0]
+    state = _state(record, 0, "no tags here")
+    asyncio.run(env.rubric.score_group([state]))
+    assert calls["parse"] == 1
+    assert state["pico_dsl_v1_parse_reason"] == "no answer tag"
+
+
+def test_scripted_rollouts_and_empty_answers_are_kept_not_retried() -> None:
+    """An empty model text is a model failure: scored 0 once, flagged, never retried."""
+    env = load_environment(num_examples=6)
+    records = env.get_eval_dataset().to_list()
+    gold = {r["question"]: r["answer"] for r in records}
+    empty_for = {records[1]["question"], records[4]["question"]}
+
+    def reply(question: str) -> str:
+        return "" if question in empty_for else f"<answer>\n{gold[question]}\n</answer>"
+
+    endpoint = ScriptedEndpoint(reply)
+    results = asyncio.run(
+        env.evaluate(endpoint.client(), "scripted", num_examples=6, max_retries=3)
+    )
+    outputs = results["outputs"]
+    assert endpoint.requests == 6  # no retry of the two empty answers
+    by_question = {}
+    for output in outputs:
+        by_question[json.dumps(output["prompt"][-1]["content"])] = output
+    empties = [o for o in outputs if o["metrics"]["empty_response"] == 1.0]
+    assert len(empties) == 2
+    assert all(o["reward"] == 0.0 and o["error"] is None for o in empties)
+    full = [o for o in outputs if o["metrics"]["empty_response"] == 0.0]
+    assert len(full) == 4 and all(o["reward"] == 1.0 for o in full)
