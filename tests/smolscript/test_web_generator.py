@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from smolscript.web import (
     build_browser_job,
@@ -89,6 +91,9 @@ def test_web_rows_match_dataset_schema(full_share):
     assert public["id"].startswith("css-") and public["reference_solution"] is None
     assert public["tests"] == record["probes"] and private["tests"] == record["hidden_tests"]
     assert build_browser_job(public, "x") == build_browser_job(record, "x")
+    as_parquet = dict(public, tests=json.dumps(public["tests"]),
+                      metadata=json.dumps(public["metadata"]))
+    assert build_browser_job(as_parquet, "x") == build_browser_job(record, "x")
     dom = web_rows(full_share[("javascript", "easy")][0], "web-1")[0]
     assert dom["id"].startswith("javascript-dom-") and dom["modality"] == "browser"
 

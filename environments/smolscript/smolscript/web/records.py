@@ -91,10 +91,13 @@ def build_browser_job(record: dict, source: str) -> dict:
     """The service job for `source` (complete candidate source) answering `record`.
 
     `record` is either a generator record or a public dataset row from `web_rows` (whose
-    probes are its `tests` and whose kind/viewports/timeout live in `metadata`).
+    probes are its `tests` and whose kind/viewports/timeout live in `metadata`; JSON-string
+    columns as stored in Parquet are decoded).
     """
     meta = record.get("metadata") or record
+    meta = json.loads(meta) if isinstance(meta, str) else meta  # Parquet keeps JSON strings
     probes = record["probes"] if "probes" in record else record["tests"]
+    probes = json.loads(probes) if isinstance(probes, str) else probes
     return {"kind": meta["kind"], "source": source, "fixture": record["fixture"],
             "viewports": meta["viewports"], "probes": probes, "timeout_s": meta["timeout_s"]}
 
