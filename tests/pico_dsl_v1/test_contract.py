@@ -59,3 +59,10 @@ def test_pyproject_metadata() -> None:
     assert meta["name"] == "pico-dsl-v1" and meta["version"] and meta["description"]
     assert "eval" in meta["tags"]
     assert project["tool"]["verifiers"]["eval"]["num_examples"] > 0
+
+
+def test_vf_eval_reads_the_eval_defaults() -> None:
+    from verifiers.legacy.scripts.eval import get_env_eval_defaults
+
+    project = tomllib.loads((PACKAGE / "pyproject.toml").read_text())
+    assert get_env_eval_defaults("pico-dsl-v1") == project["tool"]["verifiers"]["eval"]
