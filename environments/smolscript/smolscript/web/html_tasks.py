@@ -279,10 +279,96 @@ def build_text(rng: random.Random, difficulty: str) -> tuple[str, Node, str]:
     return "text", el("article", None, *children), text + "."
 
 
+ABBREVIATIONS = [("CSS", "Cascading Style Sheets"), ("HTML", "HyperText Markup Language"),
+                 ("URL", "Uniform Resource Locator"), ("CPU", "Central Processing Unit"),
+                 ("RAM", "Random Access Memory"), ("GPS", "Global Positioning System"),
+                 ("PDF", "Portable Document Format"), ("USB", "Universal Serial Bus")]
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December"]
+
+
+def build_semantics(rng: random.Random, difficulty: str) -> tuple[str, Node, str]:
+    """Semantic inline/grouping elements: abbr, time, progress, checkbox, blockquote (easy);
+    a description list, radio fieldset or select with a disabled option (medium/moderate)."""
+    if difficulty == "easy":
+        form = rng.choice(["abbr", "time", "progress", "checkbox", "quote"])
+        if form == "abbr":
+            short, full = rng.choice(ABBREVIATIONS)
+            return "semantics", el("abbr", short, attrs=[Attr("title", full)]), (
+                f'Write an abbr element showing "{short}" whose title is "{full}".')
+        if form == "time":
+            month, day = rng.randrange(12), rng.randint(1, 28)
+            year = rng.randint(2001, 2030)
+            stamp = f"{year}-{month + 1:02d}-{day:02d}"
+            text = f"{MONTHS[month]} {day}, {year}"
+            return "semantics", el("time", text, attrs=[Attr("datetime", stamp)]), (
+                f'Write a time element showing "{text}" with the machine-readable datetime '
+                f'"{stamp}".')
+        if form == "progress":
+            top = rng.choice([10, 20, 50, 100, 200])
+            value = rng.randint(1, top - 1)
+            node = el("progress", f"{value} of {top}", attrs=[
+                Attr("value", str(value), "number"), Attr("max", str(top), "number")])
+            return "semantics", node, (f"Write a progress element with value {value} and max "
+                                       f'{top}, whose fallback text is "{value} of {top}".')
+        if form == "checkbox":
+            name = rng.choice(["news", "terms", "alerts", "remember", "public"])
+            label = f"Send me {name}" if name in {"news", "alerts"} else f"Accept {name}"
+            box = el("input", attrs=[Attr("type", "checkbox", "enum", ("radio", "text")),
+                                     Attr("name", name), Attr("checked", True, "bool")])
+            return "semantics", el("label", f"{label} ", box), (
+                    f'Write a label with the text "{label}" wrapping a checkbox input named '
+                    f'"{name}" that starts checked.')
+        words = _words(rng, 2)
+        slug = rng.choice(SLUGS)
+        node = el("blockquote", None, el("p", f"{words[0]} before {words[1].lower()}."),
+                  attrs=[Attr("cite", f"https://example.org/{slug}")])
+        return "semantics", node, (f'Write a blockquote citing "https://example.org/{slug}" '
+                                   f'that holds one paragraph "{words[0]} before '
+                                   f'{words[1].lower()}."')
+    form = rng.choice(["dl", "radios", "select"])
+    n = 2 if difficulty == "medium" else 3
+    words = _words(rng, n)
+    if form == "dl":
+        terms = []
+        for w in words:
+            terms += [el("dt", w), el("dd", f"{w} is number {rng.randint(1, 99)}.")]
+        described = "; ".join(f'"{t.text}" described as "{d.text}"'
+                              for t, d in zip(terms[::2], terms[1::2], strict=True))
+        return "semantics", el("dl", None, *terms), (
+            f"Write a description list with these term/description pairs in order: "
+            f"{described}.")
+    if form == "radios":
+        group = rng.choice(["size", "plan", "speed", "color"])
+        pick = rng.randrange(n)
+        labels = []
+        for i, w in enumerate(words):
+            attrs = [Attr("type", "radio", "enum", ("checkbox", "text")), Attr("name", group),
+                     Attr("value", w.lower())]
+            if i == pick:
+                attrs.append(Attr("checked", True, "bool"))
+            labels.append(el("label", f"{w} ", el("input", attrs=attrs)))
+        legend = f"Choose a {group}"
+        return "semantics", el("fieldset", None, el("legend", legend), *labels), (
+            f'Write a fieldset with the legend "{legend}", then for each of '
+            f"{_quote_list(words)} a label with that text wrapping a radio input named "
+            f'"{group}" whose value is the word in lower case; "{words[pick]}" starts '
+            f"checked.")
+    off = rng.randrange(n)
+    options = [el("option", w, attrs=[Attr("value", w.lower())]) for w in words]
+    options[off].attrs.append(Attr("disabled", True, "bool"))
+    name = rng.choice(["pick", "choice", "item", "kind"])
+    return "semantics", el("select", None, *options, attrs=[Attr("name", name)]), (
+        f'Write a select named "{name}" with the options {_quote_list(words)} (each value is '
+        f'its text in lower case); the "{words[off]}" option is disabled.')
+
+
 BUILDERS: dict[str, tuple[Builder, ...]] = {
-    "easy": (build_list, build_links, build_media, build_form, build_text),
-    "medium": (build_list, build_links, build_media, build_form, build_table, build_text),
-    "moderate": (build_list, build_links, build_media, build_form, build_table, build_text),
+    "easy": (build_list, build_links, build_media, build_form, build_text, build_semantics),
+    "medium": (build_list, build_links, build_media, build_form, build_table, build_text,
+               build_semantics),
+    "moderate": (build_list, build_links, build_media, build_form, build_table, build_text,
+                 build_semantics),
 }
 
 
