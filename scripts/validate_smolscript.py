@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--static-only", action="store_true")
+    parser.add_argument("--full", action="store_true",
+                        help="execution checks too (the default unless --static-only)")
     args = parser.parse_args(argv)
 
     from smolscript.checks import static_checks
@@ -61,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     report = json.loads(report_path.read_text())
     report["execution"] = execution
     report_path.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
-    print(f"execution: {execution.get('status')}")
-    return 0 if execution.get("status") == "passed" else 1
+    status = execution.get("status")
+    print(f"execution: {status} ({execution.get('detail', '')})")
+    return {"passed": 0, "failed": 1}.get(status, 2)
 
 
 if __name__ == "__main__":

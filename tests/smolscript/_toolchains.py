@@ -20,8 +20,13 @@ from smolscript.languages import expand_argv, get_language, render_job_files
 
 RUSTC = "/opt/rust/bin/rustc" if os.path.exists("/opt/rust/bin/rustc") else shutil.which("rustc")
 TOOLS = {
-    "javascript": "/usr/bin/node", "c": "/usr/bin/gcc", "cpp": "/usr/bin/g++",
-    "lua": "/usr/bin/luac5.4", "csharp": "/usr/bin/mcs", "rust": RUSTC, "python": "/usr/bin/python3",
+    "javascript": "/usr/bin/node",
+    "c": "/usr/bin/gcc",
+    "cpp": "/usr/bin/g++",
+    "lua": "/usr/bin/luac5.4",
+    "csharp": "/usr/bin/mcs",
+    "rust": RUSTC,
+    "python": "/usr/bin/python3",
 }
 
 
@@ -30,7 +35,9 @@ def missing_tools(languages: Sequence[str]) -> list[str]:
     return [lang for lang in languages if not (TOOLS[lang] and os.path.exists(TOOLS[lang]))]
 
 
-def _write(folder: Path, items: Sequence[tuple[str, str, Mapping[str, Any], str]]) -> list[tuple[str, Path]]:
+def _write(
+    folder: Path, items: Sequence[tuple[str, str, Mapping[str, Any], str]]
+) -> list[tuple[str, Path]]:
     paths = []
     for index, (identifier, language, signature, source) in enumerate(items):
         spec = get_language(language)
@@ -86,8 +93,11 @@ def _combined(language: str, paths: list[tuple[str, Path]], folder: Path) -> Pat
         else:  # rust
             parts.append(f"mod t{index} {{\n#![allow(warnings)]\n" + "\n".join(lines) + "\n}\n")
     head = "\n".join(sorted(set(hoisted))) + "\n" if hoisted else ""
-    tail = "int main() { return 0; }\n" if language == "cpp" else (
-        "fn main() {}\n" if language == "rust" else "")
+    tail = (
+        "int main() { return 0; }\n"
+        if language == "cpp"
+        else ("fn main() {}\n" if language == "rust" else "")
+    )
     target = folder / {"cpp": "all.cpp", "csharp": "all.cs", "rust": "all.rs"}[language]
     target.write_text(head + "\n".join(parts) + tail)
     return target
@@ -99,18 +109,31 @@ def _single_argv(language: str) -> callable:
     if language == "cpp":
         return lambda p: [TOOLS["cpp"], "-std=c++17", "-fsyntax-only", str(p)]
     if language == "csharp":
-        return lambda p: [TOOLS["csharp"], "-langversion:7.2", "-nowarn:219,162,168",
-                          f"-out:{p.with_suffix('.exe')}", str(p)]
+        return lambda p: [
+            TOOLS["csharp"],
+            "-langversion:7.2",
+            "-nowarn:219,162,168",
+            f"-out:{p.with_suffix('.exe')}",
+            str(p),
+        ]
     if language == "rust":
-        return lambda p: [TOOLS["rust"], "--edition", "2021", "--emit=metadata", "-o",
-                          str(p.with_suffix(".rmeta")), str(p)]
+        return lambda p: [
+            TOOLS["rust"],
+            "--edition",
+            "2021",
+            "--emit=metadata",
+            "-o",
+            str(p.with_suffix(".rmeta")),
+            str(p),
+        ]
     if language == "lua":
         return lambda p: [TOOLS["lua"], "-p", str(p)]
     return lambda p: [TOOLS["javascript"], "--check", str(p)]
 
 
-def compile_check(language: str, items: Sequence[tuple[str, Mapping[str, Any], str]]
-                  ) -> dict[str, str]:
+def compile_check(
+    language: str, items: Sequence[tuple[str, Mapping[str, Any], str]]
+) -> dict[str, str]:
     """Compile-check harnessed sources ``(id, signature, source)``; returns failures by id.
 
     Python: ast.parse. JavaScript: V8's parser (vm.Script, what node --check runs) in one
@@ -148,8 +171,9 @@ def compile_check(language: str, items: Sequence[tuple[str, Mapping[str, Any], s
         return _per_file(paths, _single_argv(language)) or {"combined": text}
 
 
-def run_tests(language: str, signature: Mapping[str, Any], source: str,
-              stdins: Sequence[str]) -> list[str] | str:
+def run_tests(
+    language: str, signature: Mapping[str, Any], source: str, stdins: Sequence[str]
+) -> list[str] | str:
     """Compile once and run each stdin (unsandboxed); stdout per test, or the compile error."""
     spec = get_language(language)
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,7 +191,13 @@ def run_tests(language: str, signature: Mapping[str, Any], source: str,
                 return proc.stderr
         outputs = []
         for stdin in stdins:
-            proc = subprocess.run(expand_argv(spec.run_argv, tmp), input=stdin, capture_output=True,
-                                  text=True, env=env, timeout=20)
+            proc = subprocess.run(
+                expand_argv(spec.run_argv, tmp),
+                input=stdin,
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=20,
+            )
             outputs.append(proc.stdout)
         return outputs

@@ -18,8 +18,10 @@ def _python(stages, negative=False):
     returns = stages[-1].spec.out_type
     sig = {"params": [{"name": PARAMS[kind], "type": kind}], "returns": returns}
     namespace = {}
-    exec(emit_source("python", emit_pipeline(stages, PARAMS[kind], returns, negative), sig),
-         namespace)
+    exec(
+        emit_source("python", emit_pipeline(stages, PARAMS[kind], returns, negative), sig),
+        namespace,
+    )
     return namespace["solve"]
 
 

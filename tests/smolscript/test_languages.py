@@ -28,15 +28,21 @@ SIG_INT = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
     ],
 )
 def test_encode_stdin_golden(args, params, expected, why):
-    sig = {"params": [{"name": f"p{i}", "type": t} for i, t in enumerate(params)],
-           "returns": "int"}
+    sig = {"params": [{"name": f"p{i}", "type": t} for i, t in enumerate(params)], "returns": "int"}
     assert encode_stdin(args, sig) == expected, why
 
 
 @pytest.mark.parametrize(
     ("value", "typ", "expected"),
-    [(0, "int", "0"), (-12, "int", "-12"), (False, "bool", "false"), ("", "str", ""),
-     (" x ", "str", " x "), ([1, -2, 3], "list[int]", "1 -2 3"), ([], "list[int]", "")],
+    [
+        (0, "int", "0"),
+        (-12, "int", "-12"),
+        (False, "bool", "false"),
+        ("", "str", ""),
+        (" x ", "str", " x "),
+        ([1, -2, 3], "list[int]", "1 -2 3"),
+        ([], "list[int]", ""),
+    ],
 )
 def test_canonical_output_golden(value, typ, expected):
     assert canonical_output(value, typ) == expected
@@ -44,8 +50,16 @@ def test_canonical_output_golden(value, typ, expected):
 
 @pytest.mark.parametrize(
     ("value", "typ"),
-    [(2**31, "int"), (True, "int"), ("é", "str"), ("a\nb", "str"), ([1.5], "list[int]"),
-     (["a b"], "list[str]"), ([""], "list[str]"), (1, "float")],
+    [
+        (2**31, "int"),
+        (True, "int"),
+        ("é", "str"),
+        ("a\nb", "str"),
+        ([1.5], "list[int]"),
+        (["a b"], "list[str]"),
+        ([""], "list[str]"),
+        (1, "float"),
+    ],
 )
 def test_bad_values_raise(value, typ):
     with pytest.raises(SignatureError):
@@ -59,8 +73,17 @@ def test_normalize_stdout():
 
 
 def test_language_table_is_complete_and_sandbox_visible():
-    assert list(LANGUAGES) == ["python", "javascript", "html", "css", "cpp", "c", "lua",
-                               "csharp", "rust"]
+    assert list(LANGUAGES) == [
+        "python",
+        "javascript",
+        "html",
+        "css",
+        "cpp",
+        "c",
+        "lua",
+        "csharp",
+        "rust",
+    ]
     for language in PROGRAM_LANGUAGES:
         spec = LANGUAGES[language]
         assert spec.harness and spec.signature and spec.source_name and spec.run_argv
@@ -70,7 +93,10 @@ def test_language_table_is_complete_and_sandbox_visible():
             assert argv[0].startswith(("/usr/bin/", "/opt/", "{dir}/")), argv
         assert "{dir}" in " ".join(spec.run_argv)
         assert expand_argv(spec.run_argv, "/job")[-1].startswith("/job/") or language in (
-            "c", "cpp", "rust")
+            "c",
+            "cpp",
+            "rust",
+        )
 
 
 def test_render_job_files_appends_harness_and_rejects_browser_languages():
@@ -104,16 +130,20 @@ def test_every_operation_emits_in_every_language(language):
             sig = {"params": [{"name": param, "type": op.in_type}], "returns": returns}
             for negative in (False, True):
                 text = emit_source(language, emit_pipeline(stages, param, returns, negative), sig)
-                assert text.startswith(LANGUAGES[language].imports
-                                       + LANGUAGES[language].entry_header(sig))
+                assert text.startswith(
+                    LANGUAGES[language].imports + LANGUAGES[language].entry_header(sig)
+                )
 
 
 def test_emitter_spells_known_python_and_c():
-    body = [ir.Decl("t", "int", ir.b("mod", ir.Un("abs", ir.v("n")), 10)),
-            ir.If(ir.b("gt", ir.v("t"), 4), (ir.Set("t", ir.lit(-1)),)),
-            ir.Return(ir.v("t"), "int")]
+    body = [
+        ir.Decl("t", "int", ir.b("mod", ir.Un("abs", ir.v("n")), 10)),
+        ir.If(ir.b("gt", ir.v("t"), 4), (ir.Set("t", ir.lit(-1)),)),
+        ir.Return(ir.v("t"), "int"),
+    ]
     assert emit_source("python", body, SIG_INT) == (
-        "def solve(n):\n    t = abs(n) % 10\n    if t > 4:\n        t = -1\n    return t\n")
+        "def solve(n):\n    t = abs(n) % 10\n    if t > 4:\n        t = -1\n    return t\n"
+    )
     c = emit_source("c", body, SIG_INT)
     assert "int t = abs(n) % 10;" in c and "if ((t > 4)) {" in c and c.endswith("}\n")
     with pytest.raises(TypeError):

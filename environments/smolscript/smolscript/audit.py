@@ -29,16 +29,22 @@ def jaccard(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a | b)
 
 
-def _keep_reason(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+def _keep_reason(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[bool, str]:
+    """(kept, why): kept when the two tasks are behaviourally or structurally distinct."""
     meta_a, meta_b = a["metadata"], b["metadata"]
-    if a["modality"] == "program":
+    if a["modality"] == "program" and b["modality"] == "program":
         only_a = [s for s in meta_a["stages"] if s not in meta_b["stages"]]
         only_b = [s for s in meta_b["stages"] if s not in meta_a["stages"]]
-        return (
-            f"different operations {only_a or ['-']} vs {only_b or ['-']}; behavioural "
-            "fingerprints differ (distinct oracle outputs on the probe set)"
+        distinct = meta_a["fingerprint"] != meta_b["fingerprint"]
+        return distinct, (
+            f"stages only in {a['id']}: {only_a or 'none'}; only in {b['id']}: "
+            f"{only_b or 'none'}; behavioural fingerprints "
+            + ("differ" if distinct else "are EQUAL")
         )
-    return "different structural specs (spec keys differ)"
+    if a["modality"] == "browser" and b["modality"] == "browser":
+        distinct = meta_a["spec_key"] != meta_b["spec_key"]
+        return distinct, "structural specs " + ("differ" if distinct else "are EQUAL")
+    return True, "a program task and a browser task"
 
 
 def trigram_audit(
@@ -56,20 +62,22 @@ def trigram_audit(
             compared += 1
             score = jaccard(grams[i], grams[j])
             if score >= threshold:
+                kept, reason = _keep_reason(a, b)
                 flagged.append(
                     {
                         "a": a["id"],
                         "b": b["id"],
                         "language": language,
                         "similarity": round(score, 4),
-                        "kept": True,
-                        "reason": _keep_reason(a, b),
+                        "kept": kept,
+                        "reason": reason,
                     }
                 )
     return {
         "threshold": threshold,
         "pairs_compared": compared,
         "flagged_count": len(flagged),
+        "rejected_count": sum(not f["kept"] for f in flagged),
         "flagged": flagged,
     }
 

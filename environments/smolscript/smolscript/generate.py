@@ -330,7 +330,7 @@ def program_records(language: str, task: TaskDef) -> tuple[dict, dict, dict]:
         if near
         else None
     )
-    tests_public = [{"args": [x], "stdin": encode_stdin([x], signature)} for x in task.tests]
+    tests_public = [{"args": [x]} for x in task.tests]
     hidden = []
     for x in task.tests:
         expected = run_pipeline(task.stages, x)[0]

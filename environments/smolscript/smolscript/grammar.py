@@ -858,7 +858,7 @@ OPS: dict[str, Op] = {
         "int",
         "int",
         "arithmetic",
-        "arithmetic",
+        "mapping",
         lambda a: int_map(a).it,
         lambda a, x: int_map(a).fn(x),
         lambda a, names, src: _decl_int(names, int_map(a).ir(v(src))),
