@@ -1,7 +1,6 @@
 """Golden tests of dataset building: shape check, deduplication, largest-remainder sampling."""
 
 import pytest
-
 from smoltalkbench import build
 from smoltalkbench.errors import DataError
 
@@ -13,8 +12,12 @@ HELLO = {"role": "assistant", "content": "Hello! How can I help you today?"}
 def record(prompt, topic="Travel/Packing/Bags", reply="A reply."):
     return {
         "full_topic": topic,
-        "messages": [{"role": "user", "content": "Hi"}, HELLO,
-                     {"role": "user", "content": prompt}, {"role": "assistant", "content": reply}],
+        "messages": [
+            {"role": "user", "content": "Hi"},
+            HELLO,
+            {"role": "user", "content": prompt},
+            {"role": "assistant", "content": reply},
+        ],
     }
 
 
@@ -52,9 +55,17 @@ def test_allocate_rejects_impossible_n():
 @pytest.mark.parametrize(
     "prompts, kept, why",
     [
-        (["Why is the sky blue?", "why is  the SKY blue?"], ["train-0000"], "case and inner spaces"),
+        (
+            ["Why is the sky blue?", "why is  the SKY blue?"],
+            ["train-0000"],
+            "case and inner spaces",
+        ),
         (["Why is the sky blue?", " Why is the sky blue?\n"], ["train-0000"], "outer whitespace"),
-        (["Why is the sky blue?", "Why is the sky blue!"], ["train-0000", "train-0001"], "punctuation"),
+        (
+            ["Why is the sky blue?", "Why is the sky blue!"],
+            ["train-0000", "train-0001"],
+            "punctuation",
+        ),
     ],
 )
 def test_dedup_keeps_first_occurrence(prompts, kept, why):
@@ -63,30 +74,57 @@ def test_dedup_keeps_first_occurrence(prompts, kept, why):
 
 
 def test_dedup_prefers_train_over_test():
-    rows = build.candidate_rows({"test": [record("Hello there?", reply="test")],
-                                 "train": [record("hello THERE?", reply="train")]})
+    rows = build.candidate_rows(
+        {
+            "test": [record("Hello there?", reply="test")],
+            "train": [record("hello THERE?", reply="train")],
+        }
+    )
     assert [(r["id"], r["output"]) for r in rows] == [("train-0000", "train")]
 
 
 def test_row_columns_and_groups():
-    rows = build.candidate_rows({"train": [record(" Q1 ", "Cooking/Dinner/Pasta", " R1 ")],
-                                 "test": [record("Q2", "science/plants")]})
+    rows = build.candidate_rows(
+        {
+            "train": [record(" Q1 ", "Cooking/Dinner/Pasta", " R1 ")],
+            "test": [record("Q2", "science/plants")],
+        }
+    )
     assert [tuple(r) for r in rows] == [build.COLUMNS, build.COLUMNS]
     assert rows[0] | {} == {
-        "id": "train-0000", "instruction": "Q1", "output": "R1", "generator": build.GENERATOR,
-        "dataset": "HuggingFaceTB/smoltalk/everyday-conversations", "topic": "Cooking/Dinner/Pasta",
-        "category": "Cooking", "group": "everyday", "source_split": "train", "source_index": 0,
+        "id": "train-0000",
+        "instruction": "Q1",
+        "output": "R1",
+        "generator": build.GENERATOR,
+        "dataset": "HuggingFaceTB/smoltalk/everyday-conversations",
+        "topic": "Cooking/Dinner/Pasta",
+        "category": "Cooking",
+        "group": "everyday",
+        "source_split": "train",
+        "source_index": 0,
     }
-    assert (rows[1]["id"], rows[1]["group"], rows[1]["category"]) == ("test-0000", "school", "science")
+    assert (rows[1]["id"], rows[1]["group"], rows[1]["category"]) == (
+        "test-0000",
+        "school",
+        "science",
+    )
 
 
 @pytest.mark.parametrize(
     "messages, match",
     [
-        ([{"role": "user", "content": "Hi"}, HELLO, {"role": "user", "content": "Q"}], "expected roles"),
-        ([{"role": "user", "content": "Hi"}, {"role": "user", "content": "Q"}, HELLO, HELLO],
-         "expected roles"),
-        ([{"role": "user", "content": "Hi"}, HELLO, {"role": "user", "content": "  "}, HELLO], "empty"),
+        (
+            [{"role": "user", "content": "Hi"}, HELLO, {"role": "user", "content": "Q"}],
+            "expected roles",
+        ),
+        (
+            [{"role": "user", "content": "Hi"}, {"role": "user", "content": "Q"}, HELLO, HELLO],
+            "expected roles",
+        ),
+        (
+            [{"role": "user", "content": "Hi"}, HELLO, {"role": "user", "content": "  "}, HELLO],
+            "empty",
+        ),
     ],
 )
 def test_shape_is_asserted(messages, match):

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from smoltalkbench import build, data
 from smoltalkbench.card import render_card
 from smoltalkbench.errors import ConfigError
@@ -43,7 +42,9 @@ def test_packaged_fixture_is_regenerated_byte_for_byte(script, tmp_path, capsys)
     assert script.main(["--source-path", str(SOURCE), "--n", "12", "--output", str(out)]) == 0
     assert out.read_bytes() == data.fixture_path().read_bytes()
     printed = capsys.readouterr().out
-    assert "35 distinct prompts -> 12 sampled" in printed and "group: everyday 8, school 4" in printed
+    assert (
+        "35 distinct prompts -> 12 sampled" in printed and "group: everyday 8, school 4" in printed
+    )
 
 
 def test_parquet_output_loads_back_as_the_benchmark(script, tmp_path):
@@ -62,9 +63,20 @@ def test_source_folder_without_test_split_is_refused(script, tmp_path):
 
 
 def test_card_fills_every_placeholder():
-    fields = dict(config="gold", subset=build.SUBSET, source=build.SOURCE, generator=build.GENERATOR,
-                  repo="org/SmolTalkBench", n=1000, seed=0, revision=build.SOURCE_REVISION,
-                  distinct=2345, script="scripts/x.py", module="smoltalkbench/build.py", public="")
+    fields = dict(
+        config="gold",
+        subset=build.SUBSET,
+        source=build.SOURCE,
+        generator=build.GENERATOR,
+        repo="org/SmolTalkBench",
+        n=1000,
+        seed=0,
+        revision=build.SOURCE_REVISION,
+        distinct=2345,
+        script="scripts/x.py",
+        module="smoltalkbench/build.py",
+        public="",
+    )
     card = render_card(**fields)
     assert "$" not in card and "2345 distinct prompts" in card and "--seed 0" in card
     for heading in ("## Scoring", "## Construction", "## Columns", "## Reproducing"):

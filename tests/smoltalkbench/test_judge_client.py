@@ -6,7 +6,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from smoltalkbench import judge
 from smoltalkbench.judge_client import TOP_LOGPROBS, JudgeClient, JudgeConfig
 
@@ -17,16 +16,41 @@ MESSAGES = [{"role": "user", "content": "Which is better, m or M?"}]
 
 def completion(logprobs):
     return {
-        "id": "x", "object": "chat.completion", "created": 0, "model": "judge",
-        "choices": [{"index": 0, "finish_reason": "length",
-                     "message": {"role": "assistant", "content": "M"}, "logprobs": logprobs}],
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "judge",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": "M"},
+                "logprobs": logprobs,
+            }
+        ],
     }
 
 
-TOP6 = {"content": [{"token": "M", "logprob": -0.5, "bytes": None, "top_logprobs": [
-    {"token": t, "logprob": lp, "bytes": None}
-    for t, lp in [("M", -0.5), (" m", -1.5), ("The", -2.0), ("I", -3.0), ("A", -4.0), ("m", -9.0)]
-]}]}
+TOP6 = {
+    "content": [
+        {
+            "token": "M",
+            "logprob": -0.5,
+            "bytes": None,
+            "top_logprobs": [
+                {"token": t, "logprob": lp, "bytes": None}
+                for t, lp in [
+                    ("M", -0.5),
+                    (" m", -1.5),
+                    ("The", -2.0),
+                    ("I", -3.0),
+                    ("A", -4.0),
+                    ("m", -9.0),
+                ]
+            ],
+        }
+    ]
+}
 
 
 class Scripted:
@@ -38,7 +62,9 @@ class Scripted:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802
-                outer.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                outer.requests.append(
+                    json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                )
                 status, body = outer.replies.pop(0) if len(outer.replies) > 1 else outer.replies[0]
                 payload = json.dumps(body).encode()
                 self.send_response(status)
@@ -73,8 +99,16 @@ def scripted():
 
 
 def client(url, retries=3, key_var=None):
-    return JudgeClient(JudgeConfig(model="judge", base_url=url, api_key_var=key_var,
-                                   max_retries=retries, backoff_s=0.01, timeout_s=5))
+    return JudgeClient(
+        JudgeConfig(
+            model="judge",
+            base_url=url,
+            api_key_var=key_var,
+            max_retries=retries,
+            backoff_s=0.01,
+            timeout_s=5,
+        )
+    )
 
 
 ERROR = {"error": {"message": "busy", "type": "server_error"}}
@@ -99,7 +133,9 @@ async def test_persistent_transient_errors_become_a_recorded_error(scripted):
 async def test_client_errors_are_not_retried(scripted):
     server = scripted([(400, {"error": {"message": "bad request"}})])
     reply = await client(server.url).top_logprobs(MESSAGES)
-    assert reply.attempts == 1 and "judge endpoint error" in reply.error and len(server.requests) == 1
+    assert (
+        reply.attempts == 1 and "judge endpoint error" in reply.error and len(server.requests) == 1
+    )
 
 
 async def test_reply_without_logprobs_is_an_error(scripted):
@@ -118,13 +154,19 @@ async def test_unreachable_endpoint_is_retried_and_reported():
 
 async def test_missing_key_variable_fails_without_a_call(monkeypatch):
     monkeypatch.delenv("SMOLTALKBENCH_NO_SUCH_KEY", raising=False)
-    reply = await client("http://127.0.0.1:9/v1", key_var="SMOLTALKBENCH_NO_SUCH_KEY").top_logprobs(MESSAGES)
+    reply = await client("http://127.0.0.1:9/v1", key_var="SMOLTALKBENCH_NO_SUCH_KEY").top_logprobs(
+        MESSAGES
+    )
     assert reply.attempts == 0 and "SMOLTALKBENCH_NO_SUCH_KEY is not set" in reply.error
 
 
 async def test_local_smollm2_serves_identifier_logprobs(local_model_base_url, local_model_name):
-    messages, label = judge.build_messages("Why is the sky blue?", "No idea.", "Air scatters blue light.")
-    c = JudgeClient(JudgeConfig(model=local_model_name, base_url=local_model_base_url, api_key_var=None))
+    messages, label = judge.build_messages(
+        "Why is the sky blue?", "No idea.", "Air scatters blue light."
+    )
+    c = JudgeClient(
+        JudgeConfig(model=local_model_name, base_url=local_model_base_url, api_key_var=None)
+    )
     reply = await c.top_logprobs(messages)
     assert reply.error is None and 1 <= len(reply.top_logprobs) <= TOP_LOGPROBS
     logprobs = [lp for _, lp in reply.top_logprobs]

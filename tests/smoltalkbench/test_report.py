@@ -5,18 +5,33 @@ import math
 
 import pytest
 from rich.console import Console
-
 from smoltalkbench import cli, report
 from smoltalkbench.errors import DataError
 
 pytestmark = pytest.mark.unit
 
 
-def sample(win, raw=None, failed=False, reply=100, ref=100, group="everyday", category="Travel",
-           reason=None):
-    return report.Sample(win_prob=win, raw_win_prob=win if raw is None else raw,
-                         length_penalized=False, reply_chars=reply, reference_chars=ref,
-                         judge_error=failed, group=group, category=category, reason=reason)
+def sample(
+    win,
+    raw=None,
+    failed=False,
+    reply=100,
+    ref=100,
+    group="everyday",
+    category="Travel",
+    reason=None,
+):
+    return report.Sample(
+        win_prob=win,
+        raw_win_prob=win if raw is None else raw,
+        length_penalized=False,
+        reply_chars=reply,
+        reference_chars=ref,
+        judge_error=failed,
+        group=group,
+        category=category,
+        reason=reason,
+    )
 
 
 def test_rate_mean_and_standard_error():
@@ -27,13 +42,19 @@ def test_rate_mean_and_standard_error():
 
 
 def test_judge_errors_are_excluded_and_counted():
-    samples = [sample(0.8), sample(0.4), sample(0.0, failed=True, reason="judge reply has no logprobs"),
-               sample(0.0, failed=True, reason="neither 'm' nor 'M' in top logprobs: 'The', 'I'")]
+    samples = [
+        sample(0.8),
+        sample(0.4),
+        sample(0.0, failed=True, reason="judge reply has no logprobs"),
+        sample(0.0, failed=True, reason="neither 'm' nor 'M' in top logprobs: 'The', 'I'"),
+    ]
     rep = report.summarize(samples)
     assert (rep.overall.judged, rep.overall.failed, rep.total) == (2, 2, 4)
     assert rep.overall.win_rate == pytest.approx(60.0)
-    assert rep.failure_reasons == [("judge reply has no logprobs", 1),
-                                   ("neither 'm' nor 'M' in top logprobs", 1)]
+    assert rep.failure_reasons == [
+        ("judge reply has no logprobs", 1),
+        ("neither 'm' nor 'M' in top logprobs", 1),
+    ]
     console = Console(width=120, record=True)
     console.print(report.render(rep))
     text = console.export_text()
@@ -47,18 +68,30 @@ def test_all_failed_gives_no_rate_rather_than_zero():
 
 
 def test_rates_by_group_and_category():
-    rep = report.summarize([sample(1.0, group="school", category="science"),
-                            sample(0.0, group="everyday", category="Travel"),
-                            sample(0.5, group="everyday", category="Cooking", failed=True)])
+    rep = report.summarize(
+        [
+            sample(1.0, group="school", category="science"),
+            sample(0.0, group="everyday", category="Travel"),
+            sample(0.5, group="everyday", category="Cooking", failed=True),
+        ]
+    )
     assert [(r.name, r.judged, r.failed, r.win_rate) for r in rep.by_group] == [
-        ("everyday", 1, 1, 0.0), ("school", 1, 0, 100.0)]
+        ("everyday", 1, 1, 0.0),
+        ("school", 1, 0, 100.0),
+    ]
     assert [r.name for r in rep.by_category] == ["Cooking", "Travel", "science"]
 
 
 @pytest.mark.parametrize(
     "prefs, diffs, low, high, why",
     [
-        ([0.3] * 8, [-200, -50, 0, 10, 40, 90, 300, 500], 29.0, 31.0, "length-independent: LC = mean"),
+        (
+            [0.3] * 8,
+            [-200, -50, 0, 10, 40, 90, 300, 500],
+            29.0,
+            31.0,
+            "length-independent: LC = mean",
+        ),
         ([0.9, 0.9, 0.9, 0.1], [200, 200, 200, -200], 45.0, 55.0, "wins explained by length"),
         ([0.0] * 5, [10, 20, 30, 40, 50], 0.0, 5.0, "all losses: finite, near 0"),
         ([0.7], [0], 69.0, 71.0, "one sample"),
@@ -73,17 +106,29 @@ def write_results(path, rows):
 
 
 def result_row(win, failed=0.0, nested=False, **extra):
-    metrics = {"win_prob": win, "raw_win_prob": win, "length_penalized": 0.0, "reply_chars": 120.0,
-               "judge_error": failed}
+    metrics = {
+        "win_prob": win,
+        "raw_win_prob": win,
+        "length_penalized": 0.0,
+        "reply_chars": 120.0,
+        "judge_error": failed,
+    }
     row = {"info": {"group": "school", "category": "math", "reference_chars": 100}, **extra}
     return {**row, "metrics": metrics} if nested else {**row, **metrics}
 
 
-def test_cli_reads_results_and_writes_png_and_json(tmp_path, capsys):
-    write_results(tmp_path / "results.jsonl", [
-        result_row(1.0), result_row(0.0, nested=True),
-        result_row(0.0, failed=1.0, judge={"reason": "judge endpoint failed after 4 tries: boom"}),
-    ])
+def test_cli_reads_results_and_writes_png_and_json(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "150")  # rich wraps long rows at 80 columns under capture
+    write_results(
+        tmp_path / "results.jsonl",
+        [
+            result_row(1.0),
+            result_row(0.0, nested=True),
+            result_row(
+                0.0, failed=1.0, judge={"reason": "judge endpoint failed after 4 tries: boom"}
+            ),
+        ],
+    )
     assert cli.main([str(tmp_path), "--json", str(tmp_path / "r.json")]) == 0
     out = capsys.readouterr().out
     assert "2 / 3" in out and "judge endpoint failed after 4 tries" in out

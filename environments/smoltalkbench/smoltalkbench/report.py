@@ -30,6 +30,9 @@ from smoltalkbench.errors import DataError
 
 METRIC_NAMES = ("win_prob", "raw_win_prob", "length_penalized", "reply_chars", "judge_error")
 L2_PENALTY = 1e-3  # keeps the logistic fit finite when every preference is 0 or 1
+# Below this many judged samples the LC fit extrapolates to a zero length difference from few
+# points (e.g. when every reply is longer than its reference); the table says so.
+LC_MIN_SAMPLES = 100
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,10 @@ def render(report: Report):
     head = Table(title="SmolTalkBench", show_header=False)
     o = report.overall
     head.add_row("win rate (x100, length-penalized)", f"{_fmt(o.win_rate)} ± {_fmt(o.stderr)}")
-    head.add_row("length-controlled win rate", _fmt(report.lc_win_rate))
+    lc_note = (
+        f" (n={o.judged}: unstable below ~{LC_MIN_SAMPLES})" if o.judged < LC_MIN_SAMPLES else ""
+    )
+    head.add_row("length-controlled win rate", _fmt(report.lc_win_rate) + lc_note)
     head.add_row("raw win rate (no length penalty)", _fmt(report.raw_win_rate))
     head.add_row("judged / total", f"{o.judged} / {report.total}")
     head.add_row("judge errors (excluded)", str(o.failed))

@@ -1,0 +1,99 @@
+"""load_environment and the judged rubric through the real verifiers 0.3.1 classes."""
+
+import socket
+
+import pytest
+from smoltalkbench import data, load_environment
+from smoltalkbench.env import METRICS, STATE_KEY, JudgedRubric
+from smoltalkbench.errors import ConfigError
+
+pytestmark = pytest.mark.integration
+
+
+def closed_port_url():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+def test_defaults_load_offline_and_lazily():
+    env = load_environment()
+    assert env.eval_dataset is None  # nothing fetched yet
+    # MultiTurnEnv groups our rubric with its own num_turns monitor.
+    (rubric,) = [r for r in env.rubric.rubrics if isinstance(r, JudgedRubric)]
+    assert rubric._get_reward_func_names() == [f.__name__ for f in METRICS]
+    assert rubric.weights == [1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"length_penalty_chars": -1}, "length_penalty_chars"),
+        ({"judge_max_concurrent": 0}, "judge_max_concurrent"),
+        ({"num_examples": 0}, "num_examples"),
+    ],
+)
+def test_bad_arguments_raise(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        load_environment(**kwargs)
+
+
+def test_fixture_rows_become_single_user_turns():
+    env = load_environment(dataset="fixture", num_examples=3)
+    rows = env.get_eval_dataset()
+    source = data.load_rows("fixture")
+    assert len(rows) == 3
+    for row, src in zip(rows, source, strict=False):
+        assert row["prompt"] == [{"role": "user", "content": src["instruction"]}]
+        assert row["answer"] == src["output"]
+        assert row["info"]["group"] == src["group"]
+        assert row["info"]["reference_chars"] == len(src["output"])
+
+
+def state(reply, error=None):
+    return {
+        "prompt": [{"role": "user", "content": "Why is the sky blue?"}],
+        "completion": [{"role": "assistant", "content": reply}],
+        "answer": "Air scatters blue light.",
+        "info": {},
+        "error": error,
+        "trajectory": [],
+        "input": {},
+    }
+
+
+@pytest.mark.parametrize(
+    "reply, error, judge_error, reason",
+    [
+        ("Because of scattering.", None, 1.0, "APIConnectionError"),  # judge down: counted
+        ("", None, 0.0, "empty reply"),  # a model outcome, no judge call
+        ("partial", "model endpoint timed out", 1.0, "rollout failed"),
+    ],
+)
+async def test_unjudgeable_samples_are_recorded_not_silent(reply, error, judge_error, reason):
+    env = load_environment(
+        dataset="fixture",
+        judge_base_url=closed_port_url(),
+        judge_api_key_var="",
+        judge_max_retries=0,
+    )
+    states = [state(reply, error)]
+    await env.rubric.score_group(states)
+    assert states[0]["metrics"]["judge_error"] == judge_error
+    assert states[0]["metrics"]["win_prob"] == 0.0 and states[0]["reward"] == 0.0
+    assert reason in states[0][STATE_KEY]["reason"]
+
+
+async def test_local_judge_scores_a_rollout(local_model_base_url, local_model_name):
+    env = load_environment(
+        dataset="fixture",
+        judge_base_url=local_model_base_url,
+        judge_model=local_model_name,
+        judge_api_key_var=None,
+    )
+    s = state("Sunlight scatters off air molecules, and blue scatters most. " * 10)
+    await env.rubric.score_rollout(s)
+    record = s[STATE_KEY]
+    assert s["metrics"]["judge_error"] == 0.0 and record["reason"].startswith("judged")
+    assert s["metrics"]["reply_chars"] == len(s["completion"][0]["content"].strip())
+    assert s["reward"] == s["metrics"]["win_prob"] == record["win_prob"]
