@@ -420,10 +420,51 @@ def build_responsive(rng: random.Random, difficulty: str) -> CssTask:
                    viewports)
 
 
+def build_responsive_flex(rng: random.Random, difficulty: str) -> CssTask:
+    """Cards stacked as blocks on narrow viewports become a flex row from a breakpoint on."""
+    point = rng.choice(BREAKPOINTS)
+    n = rng.choice([2, 3]) if difficulty == "medium" else rng.choice([3, 4])
+    w, h = rng.choice([100, 120, 140, 150]), rng.choice([40, 50, 60, 80])
+    gap = rng.choice([8, 10, 12, 16, 20, 24])
+    cls = rng.choice(["cards", "tiles", "deck", "grid"])
+    markup = f'<div class="{cls}">\n' + "\n".join(
+        f'  <div class="card">{k + 1}</div>' for k in range(n)) + "\n</div>"
+    base = f".card {{ width: {w}px; height: {h}px; }}\n"
+    widths = [point - 80, point + 80]
+    checks = Checks()
+    decls = ["display: flex", f"gap: {gap}px"]
+    says = f"a flex row with a {gap}px gap"
+    align = None
+    if difficulty == "moderate":
+        align = rng.choice(["center", "flex-end"])
+        decls.append(f"justify-content: {align}")
+        says += f" and justify-content {align}"
+    row_width = n * w + (n - 1) * gap
+    for k in range(n):
+        narrow = {"x": 0, "y": k * h, "width": w}
+        start = 0.0
+        if align:
+            free = widths[1] - row_width
+            start = free / 2 if align == "center" else free
+        wide = {"x": start + k * (w + gap), "y": 0, "width": w}
+        for view, rect in ((0, narrow), (1, wide)):
+            checks.add("rect", f".{cls} > .card", "rect", rect,
+                       f"card {k + 1} at {widths[view]}px", index=k, viewport=view,
+                       relative_to=f".{cls}")
+    reference = f"@media (min-width: {point}px) {{ .{cls} {{ {'; '.join(decls)}; }} }}\n"
+    negative = (f"@media (max-width: {point}px) {{ .{cls} {{ {'; '.join(decls)}; }} }}\n"
+                if rng.random() < 0.5 else f".{cls} {{ {'; '.join(decls)}; }}\n")
+    instruction = (f'At viewport widths of at least {point}px, lay out ".{cls}" as {says}; '
+                   f"narrower than that, the cards stay stacked as blocks exactly as now.")
+    return CssTask("breakpoints", markup, base, instruction, reference, negative, checks,
+                   {"flex_point": point, "cards": [n, w, h], "gap": gap, "justify": align},
+                   [{"width": x, "height": 600} for x in widths])
+
+
 BUILDERS: dict[str, tuple[Callable[[random.Random, str], CssTask], ...]] = {
     "easy": (build_scope, build_scope, build_box, build_flex, build_responsive),
-    "medium": (build_scope, build_box, build_flex, build_responsive),
-    "moderate": (build_scope, build_box, build_flex, build_responsive),
+    "medium": (build_scope, build_box, build_flex, build_responsive, build_responsive_flex),
+    "moderate": (build_scope, build_box, build_flex, build_responsive, build_responsive_flex),
 }
 
 
@@ -432,6 +473,18 @@ def fixture_page(markup: str, base_styles: str) -> str:
     return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<style id="base">\n{base_styles}</style>\n</head>\n<body>\n{markup}\n</body>\n'
             "</html>\n")
+
+
+def _css_shape(spec: dict) -> dict:
+    """The structure of a CSS spec without its literal values (which properties, which
+    selector pattern, which layout keywords), for the audit's shape count."""
+    shape = {k: v for k, v in spec.items() if k in {"pattern", "direction", "justify", "align"}}
+    shape["responsive_flex"] = "flex_point" in spec
+    shape["rules"] = [[rule[0], [sorted(c) for _, c in rule[2]]] for rule in spec.get("rules", [])]
+    shape["decls"] = [sorted(d) for d in spec.get("decls", [])]
+    shape["padding"] = len(spec.get("padding", []))
+    shape["border"] = "border" in spec
+    return shape
 
 
 def draw_css_task(rng: random.Random, difficulty: str,
@@ -450,5 +503,5 @@ def draw_css_task(rng: random.Random, difficulty: str,
         input_domain=CSS_DOMAIN.format(views=views), prefix=prefix,
         reference_body=task.reference, negative_body=task.negative, checks=task.checks,
         spec={"markup": task.markup, "base": task.base, **task.spec},
-        shape={k: v for k, v in task.spec.items() if k in {"pattern", "direction", "rules"}},
+        shape=_css_shape(task.spec),
         fixture=fixture_page(task.markup, base), base_styles=base, viewports=task.viewports)
