@@ -13,6 +13,8 @@ import threading
 
 import pytest
 from smolscript.web import (
+    InfraError,
+    JobError,
     build_browser_job,
     compare,
     generate_web_tasks,
@@ -245,3 +247,28 @@ def test_dom_syntax_error_prevents_execution(chromium):
     result = chromium.run(_job("dom", "function setup(doc) { if (", DOM_PROBES, DOM_FIXTURE))
     assert result["status"] == "ok" and not result["syntax_ok"]
     assert result["observations"] == {}
+
+
+def test_dead_browser_is_an_infra_error_not_a_model_failure(chromium):
+    async def closed_browser_job():
+        browser = await launch_chromium(chromium.playwright)
+        await browser.close()
+        return await run_browser_job(browser, _job("css", ".box {}", [], FIXTURE))
+
+    result = chromium.call(closed_browser_job())
+    assert result["status"] == "infra_error" and result["errors"][0].startswith("setup failed")
+    with pytest.raises(InfraError):
+        score_browser_result(result, [])
+
+
+@pytest.mark.parametrize("job,message", [
+    ({"kind": "svg", "source": ""}, "unknown job kind"),
+    ({"kind": "css", "source": "a {}", "fixture": None}, "fixture"),
+    ({"kind": "html", "source": "", "probes": [{"id": "p", "op": "click", "selector": "a"}]},
+     "only allowed in dom"),
+    ({"kind": "html", "source": "", "probes": [{"id": "p", "op": "eval", "selector": "a"}]},
+     "unknown probe op"),
+])
+def test_malformed_jobs_are_rejected(chromium, job, message):
+    with pytest.raises(JobError, match=message):
+        chromium.run(job)

@@ -138,7 +138,12 @@ async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIME
     context = None
     try:
         try:
-            context, page = await _setup(browser, job, viewports, op_timeout_s)
+            if not browser.is_connected():
+                raise InfraError("browser is not connected")
+            context = await asyncio.wait_for(browser.new_context(
+                java_script_enabled=kind == "dom", viewport=viewports[0],
+                service_workers="block", accept_downloads=False), op_timeout_s)
+            page = await _open_page(context, op_timeout_s)
             page_errors: list[str] = []
             page.page.on("pageerror", lambda exc: page_errors.append(str(exc)))
             if kind != "html":
@@ -164,18 +169,13 @@ async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIME
     return result
 
 
-async def _setup(browser: Any, job: dict, viewports: list[dict],
-                 op_timeout_s: float) -> tuple[Any, _Page]:
-    if not browser.is_connected():
-        raise InfraError("browser is not connected")
-    context = await asyncio.wait_for(browser.new_context(
-        java_script_enabled=job["kind"] == "dom", viewport=viewports[0],
-        service_workers="block", accept_downloads=False), op_timeout_s)
+async def _open_page(context: Any, op_timeout_s: float) -> _Page:
+    """Abort every request of `context`, open its page and a CDP session on it."""
     context.set_default_timeout(op_timeout_s * 1000)
-    await context.route("**/*", lambda route: route.abort())
+    await asyncio.wait_for(context.route("**/*", lambda route: route.abort()), op_timeout_s)
     page = await asyncio.wait_for(context.new_page(), op_timeout_s)
     cdp = await asyncio.wait_for(context.new_cdp_session(page), op_timeout_s)
-    return context, _Page(page, cdp, op_timeout_s)
+    return _Page(page, cdp, op_timeout_s)
 
 
 async def _candidate_phase(page: _Page, job: dict, viewports: list[dict], result: dict,
