@@ -72,7 +72,7 @@ def web_capacity(language: str, difficulty: str) -> int:
     """A measured lower bound on the distinct specs available for (language, difficulty).
 
     Counts the distinct spec keys among `CAPACITY_PROBE` draws per builder; the true space
-    is larger for most families. Takes a few seconds per call (cached).
+    is larger for most families. Takes 1-30 s per call (html is slowest; cached).
     """
     _check(language, difficulty)
     builders, draw = LANGUAGES[language]
