@@ -10,7 +10,6 @@ from smolscript.web import (
     check_css_syntax,
     check_html_syntax,
     generate_web_tasks,
-    web_rows,
 )
 from smolscript.web.executor import validate_job
 
@@ -84,18 +83,17 @@ def test_references_are_syntactically_clean(full_share):
                 assert check_css_syntax(r["reference_solution"]) == [], r["reference_solution"]
 
 
-def test_web_rows_match_dataset_schema(full_share):
-    record = full_share[("css", "easy")][0]
-    public, references, private = web_rows(record, "web-1")
-    assert public["id"] == references["id"] == private["id"]
-    assert public["id"].startswith("css-") and public["reference_solution"] is None
-    assert public["tests"] == record["probes"] and private["tests"] == record["hidden_tests"]
-    assert build_browser_job(public, "x") == build_browser_job(record, "x")
-    as_parquet = dict(public, tests=json.dumps(public["tests"]),
-                      metadata=json.dumps(public["metadata"]))
-    assert build_browser_job(as_parquet, "x") == build_browser_job(record, "x")
-    dom = web_rows(full_share[("javascript", "easy")][0], "web-1")[0]
-    assert dom["id"].startswith("javascript-dom-") and dom["modality"] == "browser"
+def test_browser_job_from_dataset_rows(full_share):
+    """The dataset part's public rows (smolscript.build.web_task) give the same job."""
+    from smolscript.build import web_task
+
+    for lang in FULL_COUNTS:
+        record = full_share[(lang, "medium")][0]
+        public = web_task(lang, record).public
+        assert "expected" not in json.dumps(public["tests"])
+        assert build_browser_job(public, "x") == build_browser_job(record, "x")
+        as_parquet = dict(public, tests=json.dumps(public["tests"]))
+        assert build_browser_job(as_parquet, "x") == build_browser_job(record, "x")
 
 
 @pytest.mark.parametrize("args,message", [

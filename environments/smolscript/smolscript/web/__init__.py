@@ -9,10 +9,9 @@ from .compare import compare, score_browser_result
 from .errors import InfraError, JobError, WebError
 from .executor import launch_chromium, run_browser_job
 from .generator import generate_web_tasks, web_capacity
-from .records import build_browser_job, spec_key, web_rows, web_task_id
+from .records import build_browser_job, spec_key
 from .syntax import check_css_syntax, check_html_syntax
 
 __all__ = ["InfraError", "JobError", "WebError", "build_browser_job", "check_css_syntax",
            "check_html_syntax", "compare", "generate_web_tasks", "launch_chromium",
-           "run_browser_job", "score_browser_result", "spec_key", "web_capacity", "web_rows",
-           "web_task_id"]
+           "run_browser_job", "score_browser_result", "spec_key", "web_capacity"]

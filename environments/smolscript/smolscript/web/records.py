@@ -88,41 +88,14 @@ def to_record(draft: WebTaskDraft) -> dict:
 
 
 def build_browser_job(record: dict, source: str) -> dict:
-    """The service job for `source` (complete candidate source) answering `record`.
+    """The service job for `source` (complete candidate source: prefix + continuation).
 
-    `record` is either a generator record or a public dataset row from `web_rows` (whose
-    probes are its `tests` and whose kind/viewports/timeout live in `metadata`; JSON-string
-    columns as stored in Parquet are decoded).
+    `record` is a generator record, or a public dataset row whose `tests` hold the scenario
+    `{"kind", "viewports", "probes", "timeout_s"}` (as `smolscript.build` writes it); JSON
+    strings, as Parquet stores nested columns, are decoded. Raises KeyError if fields lack.
     """
-    meta = record.get("metadata") or record
-    meta = json.loads(meta) if isinstance(meta, str) else meta  # Parquet keeps JSON strings
-    probes = record["probes"] if "probes" in record else record["tests"]
-    probes = json.loads(probes) if isinstance(probes, str) else probes
-    return {"kind": meta["kind"], "source": source, "fixture": record["fixture"],
-            "viewports": meta["viewports"], "probes": probes, "timeout_s": meta["timeout_s"]}
-
-
-def web_task_id(record: dict) -> str:
-    """Stable id from the structural spec: `html-<10 hex>`, `css-...`, `javascript-dom-...`."""
-    stem = "javascript-dom" if record["kind"] == "dom" else record["language"]
-    return f"{stem}-{record['spec_key'][:10]}"
-
-
-def web_rows(record: dict, generator_version: str) -> tuple[dict, dict, dict]:
-    """(public row, reference row, hidden-test row) of a generated web task, in the dataset's
-    schema (CONTRACT "Dataset records"). The public `tests` are the probes (no expected values);
-    kind, viewports, timeout and spec go to `metadata`."""
-    identifier = web_task_id(record)
-    public = {key: record[key] for key in (
-        "language", "difficulty", "family", "category", "modality", "instruction",
-        "input_domain", "entry_point", "signature", "prefix", "imports", "fixture",
-        "base_styles")}
-    public.update(id=identifier, tests=record["probes"], reference_solution=None, metadata={
-        "generator": generator_version, "kind": record["kind"], "viewports": record["viewports"],
-        "timeout_s": record["timeout_s"], "spec_key": record["spec_key"],
-        "shape_key": record["shape_key"], "spec": record["spec"]})
-    references = {"id": identifier, "reference_solution": record["reference_solution"],
-                  "negative_control": record["negative_control"], "near_miss": None,
-                  "near_miss_description": None}
-    private = {"id": identifier, "tests": record["hidden_tests"], "near_miss_tests": []}
-    return public, references, private
+    scenario = record.get("tests") if "probes" not in record else record
+    scenario = json.loads(scenario) if isinstance(scenario, str) else scenario
+    return {"kind": scenario["kind"], "source": source, "fixture": record["fixture"],
+            "viewports": scenario["viewports"], "probes": scenario["probes"],
+            "timeout_s": scenario["timeout_s"]}
