@@ -156,17 +156,18 @@ async def _score_all(tasks: Sequence[Mapping[str, Any]], hidden: Mapping[str, Ma
                                        assembly.note)
             return _record(task, verdict, assembly)
 
-    pending = {asyncio.ensure_future(one(task)) for task in tasks}
+    futures = [asyncio.ensure_future(one(task)) for task in tasks]
+    pending = set(futures)
     try:
         while pending:
             done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for future in done:
+            for future in sorted(done, key=futures.index):
                 on_done(future.result())  # re-raises a ScoringInfraError here
     finally:
         for future in pending:
             future.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
+        # Retrieve every outcome so that no failure is left unobserved.
+        await asyncio.gather(*futures, return_exceptions=True)
 
 
 def evaluate_predictions(
