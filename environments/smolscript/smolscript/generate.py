@@ -103,8 +103,8 @@ class TaskDef:
     def instruction(self) -> str:
         """The task comment: the pipeline in words."""
         phrases = [stage.spec.phrase(stage.arg) for stage in self.stages]
-        text = f"Starting with {self.domain.param}, " + ", then ".join(phrases) + "."
-        ending = " Return true or false." if self.out_type == "bool" else " Return the result."
+        text = f"Start from {self.domain.param}: " + "; then ".join(phrases) + "."
+        ending = " Return true or false." if self.out_type == "bool" else " Return the final value."
         return text + ending
 
 
@@ -233,8 +233,11 @@ def _has_redundant_stage(stages: tuple[Stage, ...], kind: str, outputs: list[Any
 
 
 def _varied(outputs: list[Any]) -> bool:
-    distinct = {json.dumps(o) for o in outputs}
-    return len(distinct) >= (2 if isinstance(outputs[0], bool) else 3)
+    """Enough different outputs: 3+ distinct values, or both booleans at least twice."""
+    if isinstance(outputs[0], bool):
+        trues = sum(1 for o in outputs if o)
+        return min(trues, len(outputs) - trues) >= max(2, len(outputs) // 8)
+    return len({json.dumps(o) for o in outputs}) >= 3
 
 
 def generate_pool(sizes: dict[str, int], seed: int = 0) -> list[TaskDef]:

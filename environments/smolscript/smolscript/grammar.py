@@ -200,7 +200,7 @@ def int_map(key: str) -> IMap:
         ),
         "sq": IMap("square it", "square each number", lambda x: x * x, lambda x: b("mul", x, x)),
         "last": IMap(
-            "take the last decimal digit of its absolute value",
+            "keep only the last digit of its absolute value",
             "replace each number by the last decimal digit of its absolute value",
             lambda x: abs(x) % 10,
             lambda x: b("mod", ir.Un("abs", x), 10),
