@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from smolscript.languages import LANGUAGE_ORDER
 from smolscript.report import ReportError, bar_chart, load_records, render_table, summarize
 
@@ -56,6 +55,8 @@ def test_partial_runs_and_infra_errors_get_no_score():
     partial = summarize(rows, expected_ids=[r["id"] for r in rows] + ["rust-99"])
     assert partial["smolscript_score"] is None and partial["tasks_missing"] == 1
     assert partial["status"].startswith("partial")
+    assert partial["partial_macro_over_scored"] == pytest.approx(
+        summarize(rows)["smolscript_score"])  # shown, but labelled as not a score
     broken = summarize(rows[:-1] + [{**rows[-1], "infra_error": True}])
     assert broken["smolscript_score"] is None and broken["infra_errors"] == 1
     assert broken["status"].startswith("infra_errors")

@@ -1,0 +1,68 @@
+"""End to end: `vf-eval smolscript --api-client-type openai_completions` against the local
+SmolLM2-135M-Instruct server and the real scoring service, a few tasks of every language,
+results saved with `-s`, then `smolscript report` over them; and a run whose scoring service
+is down stops instead of scoring."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from smolscript import data
+from smolscript.env import REWARD_FUNCS
+from smolscript_sandbox.testing import ensure_service
+
+pytestmark = pytest.mark.e2e
+BIN = Path(sys.executable).parent
+
+
+def vf_eval(base_url: str, model: str, out: Path, env_args: dict) -> subprocess.CompletedProcess:
+    cmd = [str(BIN / "vf-eval"), "smolscript", "--api-client-type", "openai_completions",
+           "-m", model, "-b", base_url, "-k", "SMOL_ENVS_LOCAL_KEY", "-n", "-1", "-r", "1",
+           "-c", "8", "-s", "-d", "-o", str(out), "-a", json.dumps(env_args)]
+    env = dict(os.environ, SMOL_ENVS_LOCAL_KEY="local")
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+
+
+def test_vf_eval_completions_every_language(local_model_base_url, local_model_name, tmp_path):
+    ensure_service()
+    run = vf_eval(local_model_base_url, local_model_name, tmp_path, {"per_language": 2})
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = list(tmp_path.rglob("results.jsonl"))
+    assert len(results) == 1
+    rows = [json.loads(line) for line in results[0].read_text().splitlines()]
+    assert sorted({r["info"]["language"] for r in rows}) == sorted(data.LANGUAGE_ORDER)
+    assert len(rows) == 2 * len(data.LANGUAGE_ORDER)
+    for row in rows:
+        info, metrics = row["info"], row["metrics"]
+        assert {f.__name__ for f in REWARD_FUNCS} <= set(metrics)
+        assert row["reward"] == metrics["passed"]
+        assert "raw_completion" in info and "evaluated_code" in info
+        assert info["template_id"] == "smolscript-completion-v1"
+        assert info["verdict"]["passed"] == bool(metrics["passed"])
+        if info["evaluated_code"] is not None and info["language"] != "html":
+            # the prompt's header is part of what was evaluated (prefix + continuation),
+            # unless the model wrote a complete definition from scratch
+            assert info["assembly"]["mode"] in ("continuation", "fenced_body", "from_scratch",
+                                                "markup")
+    chart = tmp_path / "chart.png"
+    report = subprocess.run([str(BIN / "smolscript"), "report", str(results[0]), "--chart",
+                             str(chart)], capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert "filtered_macro_score" in report.stdout or "partial" in report.stdout
+    assert chart.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_vf_eval_stops_when_the_scoring_service_is_down(local_model_base_url, local_model_name,
+                                                         tmp_path):
+    run = vf_eval(local_model_base_url, local_model_name, tmp_path,
+                  {"languages": ["python"], "num_examples": 2,
+                   "service_url": "http://127.0.0.1:9"})
+    assert run.returncode != 0
+    assert "ScoringInfraError" in run.stdout + run.stderr
+    for results in tmp_path.rglob("results.jsonl"):
+        assert results.read_text().strip() == ""  # nothing was scored as a model failure

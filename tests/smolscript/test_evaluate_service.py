@@ -1,0 +1,86 @@
+"""The predictions evaluator against the real scoring service on the packaged dataset.
+
+On the 35 moderate tasks (all nine languages): references score 100, negative controls
+score 0; the negative-control run is interrupted and resumed, and its verdicts equal those
+of a straight run at another concurrency (results identical up to timing fields).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from smolscript import data
+from smolscript.client import SandboxClient, default_url
+from smolscript.evaluate import evaluate_predictions
+from smolscript_sandbox.testing import ensure_service
+
+pytestmark = pytest.mark.integration
+SUBSET = {"difficulties": ["moderate"]}
+
+
+@pytest.fixture(scope="module")
+def service_url() -> str:
+    info = ensure_service()
+    assert info["browser"]["error"] is None, info["browser"]
+    return default_url()
+
+
+@pytest.fixture(scope="module")
+def predictions(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("preds")
+    refs = data.load_references("default")
+    paths = {}
+    for kind in ("reference_solution", "negative_control"):
+        paths[kind] = folder / f"{kind}.jsonl"
+        paths[kind].write_text("".join(json.dumps({"id": i, "code": r[kind]}) + "\n"
+                                       for i, r in refs.items()))
+    return paths
+
+
+def without_timings(value):
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items()
+                if k not in ("time_s", "finished_at", "timings")}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
+def evaluate(url, preds, out, concurrency, **kw):
+    return evaluate_predictions(preds, out, concurrency=concurrency,
+                                client_factory=lambda: SandboxClient(url), **SUBSET, **kw)
+
+
+def test_references_score_100(service_url, predictions, tmp_path):
+    doc = evaluate(service_url, predictions["reference_solution"], tmp_path / "refs.json", 16)
+    summary = doc["summary"]
+    assert doc["status"] == "complete" and summary["tasks_scored"] == 35
+    assert summary["languages"] == list(data.LANGUAGE_ORDER)
+    assert summary["filtered_macro_score"] == 100.0
+    assert summary["smolscript_score"] is None  # a difficulty filter is never official
+    failed = [r["id"] for r in doc["results"].values() if not r["passed"]]
+    assert failed == []
+    some = next(r for r in doc["results"].values() if r["language"] == "rust")
+    assert some["tests"] and all(t["passed"] and "stdout" in t for t in some["tests"])
+
+
+def test_negative_controls_score_0_interrupted_resumed_and_concurrency_free(
+        service_url, predictions, tmp_path):
+    out = tmp_path / "negs.json"
+
+    def ctrl_c(done, _total):
+        if done == 12:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(service_url, predictions["negative_control"], out, 16, progress=ctrl_c)
+    partial = json.loads(out.read_text())
+    assert partial["status"] == "partial" and partial["summary"] is None
+    assert 12 <= len(partial["results"]) < 35
+    resumed = evaluate(service_url, predictions["negative_control"], out, 16, resume=True)
+    assert resumed["summary"]["filtered_macro_score"] == 0.0
+    assert all(not r["passed"] for r in resumed["results"].values())
+    straight = evaluate(service_url, predictions["negative_control"], tmp_path / "one.json", 1)
+    assert without_timings(straight["results"]) == without_timings(resumed["results"])
+    assert without_timings(straight["summary"]) == without_timings(resumed["summary"])
