@@ -67,12 +67,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("data/smolscript"))
     parser.add_argument("--sample-per-language", type=int, default=3)
+    parser.add_argument(
+        "--url",
+        default="http://127.0.0.1:8797",
+        help="a dedicated service (started here if none answers), so that no other client's "
+        "jobs share its slots during the measurement",
+    )
     args = parser.parse_args()
 
     from smolscript_sandbox.testing import ensure_service
     from smolscript_sandbox.validate import load_edition, validate_full
 
-    health = ensure_service()
+    os.environ["SMOLSCRIPT_SANDBOX_URL"] = args.url  # the client and the scorer use it
+    health = ensure_service(args.url)
     slots = int(health["slots"])
     width = 2 * slots
     print(
@@ -81,7 +88,11 @@ def main() -> None:
     )
     rows, solutions, hidden = load_edition(args.data)
 
-    full = asyncio.run(validate_full(args.data))
+    before = ensure_service(args.url)["cpu_s"]
+    load_before = os.getloadavg()[0]
+    full = asyncio.run(validate_full(args.data, url=args.url))
+    after = ensure_service(args.url)["cpu_s"]
+    cpu = (after["service"] - before["service"]) + (after["children"] - before["children"])
     print(
         f"full validation: status={full.status} checks={full.checks_run}/{full.checks_planned} "
         f"{full.by_role} tests={full.tests_run} wall={full.wall_s:.1f} s "
@@ -89,6 +100,11 @@ def main() -> None:
     )
     if full.failure or full.reason:
         print(f"  {full.failure or full.reason}")
+    print(
+        f"  CPU used by the service and its sandboxes: {cpu:.1f} s "
+        f"(= {cpu / 2:.1f} s of wall time on 2 idle cores); host load average "
+        f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+    )
 
     picked = sample(rows, args.sample_per_language)
     ours = asyncio.run(run_sample(picked, solutions, hidden, per_test=False, concurrency=width))

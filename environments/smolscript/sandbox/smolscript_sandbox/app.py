@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import time
 from collections.abc import AsyncIterator
 from typing import Any, Literal
@@ -122,9 +123,21 @@ class Service:
             "fingerprint": self.fingerprint,
             "jobs": dict(self.jobs),
             "uptime_s": round(time.time() - self.started, 1),
+            "cpu_s": cpu_seconds(),
             "pid": os.getpid(),
             "state_dir": str(self.config.state_dir),
         }
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by the service itself and by its reaped
+    children (compilers, sandboxed programs and their bwrap wrappers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "service": round(own.ru_utime + own.ru_stime, 3),
+        "children": round(kids.ru_utime + kids.ru_stime, 3),
+    }
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
