@@ -3,6 +3,7 @@
 import socket
 
 import pytest
+import verifiers as vf
 from smoltalkbench import data, load_environment
 from smoltalkbench.env import METRICS, STATE_KEY, JudgedRubric
 from smoltalkbench.errors import ConfigError
@@ -68,6 +69,7 @@ def state(reply, error=None):
         ("Because of scattering.", None, 1.0, "APIConnectionError"),  # judge down: counted
         ("", None, 0.0, "empty reply"),  # a model outcome, no judge call
         ("partial", "model endpoint timed out", 1.0, "rollout failed"),
+        ("", vf.EmptyModelResponseError("no content"), 0.0, "empty reply"),  # kept, not retried
     ],
 )
 async def test_unjudgeable_samples_are_recorded_not_silent(reply, error, judge_error, reason):
@@ -82,6 +84,8 @@ async def test_unjudgeable_samples_are_recorded_not_silent(reply, error, judge_e
     assert states[0]["metrics"]["judge_error"] == judge_error
     assert states[0]["metrics"]["win_prob"] == 0.0 and states[0]["reward"] == 0.0
     assert reason in states[0][STATE_KEY]["reason"]
+    if isinstance(error, vf.EmptyModelResponseError):
+        assert states[0]["error"] is None
 
 
 async def test_local_judge_scores_a_rollout(local_model_base_url, local_model_name):

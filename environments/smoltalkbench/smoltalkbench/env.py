@@ -86,7 +86,12 @@ class JudgedRubric(vf.Rubric):
             return state[STATE_KEY]
         reference = str(state.get("answer") or "")
         reply = (self.parser.parse_answer(state.get("completion") or []) or "").strip()
-        if state.get("error") is not None:
+        if isinstance(state.get("error"), vf.EmptyModelResponseError):
+            # An empty reply is the model's outcome, not an infrastructure error: score it 0 and
+            # clear the error so that verifiers does not retry the rollout (DESIGN.md).
+            result = judge.empty_reply(reference)
+            state["error"] = None
+        elif state.get("error") is not None:
             result = judge.unscored(
                 f"rollout failed before judging: {state['error']!r}", reply, reference
             )
