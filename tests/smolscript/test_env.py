@@ -115,3 +115,42 @@ def test_readme_metrics_table_matches_the_rubric():
     names = re.findall(r"^\| `([a-z_0-9]+)` \|", section, flags=re.M)
     assert names[: len(REWARD_FUNCS)] == [f.__name__ for f in REWARD_FUNCS]
     assert "weight 1" in section and len(REWARD_WEIGHTS) == len(REWARD_FUNCS)
+
+
+class RecordingClient:
+    """Stands in for the model endpoint: records sampling args, answers `text` or nothing."""
+
+    def __init__(self, text: str | None):
+        self.text = text
+        self.seen: list[dict] = []
+
+    async def get_response(self, prompt, model, tools, sampling_args, state):
+        from verifiers.errors import EmptyModelResponseError
+        from verifiers.types import Response, ResponseMessage
+
+        self.seen.append(dict(sampling_args))
+        if not self.text:
+            raise EmptyModelResponseError("Model returned no content")
+        return Response(id="r", created=0, model=model, message=ResponseMessage(
+            content=self.text, finish_reason="stop", is_truncated=False))
+
+
+async def _ask(env, client) -> str:
+    row = env.get_eval_dataset()[0]
+    state = {"info": row["info"], "client": client, "model": "m",
+             "sampling_args": {"max_tokens": 999, "max_completion_tokens": 5, "temperature": 1.0}}
+    response = await env.get_model_response(state, row["prompt"])
+    return response.message.content
+
+
+async def test_requests_use_the_task_budget_greedily(tiny):
+    client = RecordingClient("    return n\n")
+    assert await _ask(load_environment(), client) == "    return n\n"
+    assert client.seen[0]["max_tokens"] == 128 and client.seen[0]["temperature"] == 0.0
+    assert "max_completion_tokens" not in client.seen[0]
+
+
+async def test_an_empty_completion_is_kept_as_a_model_outcome(tiny):
+    client = RecordingClient(None)
+    assert await _ask(load_environment(), client) == ""
+    assert len(client.seen) == 1  # not retried
