@@ -137,6 +137,17 @@ def test_cli_reads_results_and_writes_png_and_json(tmp_path, capsys, monkeypatch
     assert figures["overall"]["win_rate"] == 50.0 and figures["total"] == 3
 
 
+def test_label_bias_share_from_saved_judge_records(tmp_path):
+    records = [
+        {"reason": "judged", "p_m": 0.0, "p_M": 0.07},
+        {"reason": "judged", "p_m": 0.3, "p_M": 0.1},
+    ]
+    write_results(tmp_path / "results.jsonl", [result_row(1.0, judge=r) for r in records])
+    rep = report.summarize(report.load_samples(tmp_path / "results.jsonl"))
+    assert rep.label_M_share == pytest.approx((1.0 + 0.25) / 2)
+    assert math.isnan(report.summarize([sample(0.5)]).label_M_share)  # records not saved
+
+
 def test_missing_metric_is_a_data_error(tmp_path):
     write_results(tmp_path / "results.jsonl", [{"reward": 1.0, "info": {}}])
     with pytest.raises(DataError, match="line 1: metric 'judge_error' missing"):

@@ -140,6 +140,8 @@ class JudgeClient:
                     continue
                 except openai.APIError as exc:
                     return JudgeReply(None, f"judge endpoint error: {exc!r}", attempts)
+                except Exception as exc:  # noqa: BLE001 - any client failure is a judge error
+                    return JudgeReply(None, f"judge client error: {exc!r}", attempts)
                 top, token = extract_top_logprobs(response)
                 if top is None:
                     return JudgeReply(None, "judge reply has no logprobs", attempts, token)

@@ -48,6 +48,7 @@ class Sample:
     group: str
     category: str
     reason: str | None = None
+    share_M: float | None = None  # noqa: N815 - P(M) / (P(m) + P(M)), when the record was saved
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,10 @@ class Report:
     by_category: list[Rate] = field(default_factory=list)
     failure_reasons: list[tuple[str, int]] = field(default_factory=list)
     reasons_recorded: bool = False
+    # Mean P(M) / (P(m) + P(M)) over judged samples: labels are assigned at random per
+    # instruction, so a judge that reads the answers stays near 0.5; near 1 or 0 it is
+    # answering by label (NaN when the judge records were not saved).
+    label_M_share: float = math.nan  # noqa: N815
 
     @property
     def total(self) -> int:
@@ -114,7 +119,13 @@ def sample_from_row(row: Mapping[str, Any], line: int = 0) -> Sample:
         group=str(info.get("group", "?")),
         category=str(info.get("category", "?")),
         reason=judge_record.get("reason") if judge_record else None,
+        share_M=_share_M(judge_record) if judge_record and not failed else None,
     )
+
+
+def _share_M(record: Mapping[str, Any]) -> float | None:  # noqa: N802
+    p_m, p_M = float(record.get("p_m") or 0.0), float(record.get("p_M") or 0.0)  # noqa: N806
+    return p_M / (p_m + p_M) if p_m + p_M > 0 else None
 
 
 def load_samples(path: str | Path) -> list[Sample]:
@@ -208,7 +219,12 @@ def summarize(samples: Sequence[Sample]) -> Report:
             Counter(map(_reason_kind, reasons)).items(), key=lambda kv: (-kv[1], kv[0])
         ),
         reasons_recorded=any(s.reason is not None for s in samples),
+        label_M_share=_mean([s.share_M for s in judged if s.share_M is not None]),
     )
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
 
 
 def _fmt(value: float) -> str:
@@ -231,6 +247,8 @@ def render(report: Report):
     head.add_row("judged / total", f"{o.judged} / {report.total}")
     head.add_row("judge errors (excluded)", str(o.failed))
     head.add_row("length-penalized replies", str(report.penalized))
+    if not math.isnan(report.label_M_share):
+        head.add_row("judge's mean P(M) (0.5 = no label bias)", f"{report.label_M_share:.2f}")
     head.add_row(
         "mean chars reply / reference",
         f"{_fmt(report.mean_reply_chars)} / {_fmt(report.mean_reference_chars)}",
