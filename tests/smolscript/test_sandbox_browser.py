@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from smolscript.client import SandboxClient, SandboxJobError
 from smolscript.web import build_browser_job, generate_web_tasks, score_browser_result
-from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +31,7 @@ def service() -> dict:
 @pytest.mark.parametrize("language", ["html", "css", "javascript"])
 async def test_reference_passes_and_negative_control_fails(service, language):
     tasks = generate_web_tasks(language, 2, 7, "easy")
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         for task in tasks:
             ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))
             assert ref["status"] == "ok", ref
@@ -43,7 +43,7 @@ async def test_reference_passes_and_negative_control_fails(service, language):
 async def test_hanging_script_is_a_candidate_timeout(service):
     task = generate_web_tasks("javascript", 1, 3, "easy")[0]
     hang = "function setup(doc) {\n  while (true) {}\n}\n"
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         result = await client.run_browser_job(build_browser_job(task, hang))
         assert result["status"] == "timeout", result
         assert not score_browser_result(result, task["hidden_tests"])["passed"]
@@ -70,7 +70,7 @@ async def test_candidate_network_request_never_reaches_the_host(service):
         f"  const i = doc.createElement('img'); i.src = 'http://127.0.0.1:{port}/y';\n"
         "  doc.body.appendChild(i);\n}\n"
     )
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         result = await client.run_browser_job(build_browser_job(task, leak))
     thread.join()
     listener.close()
@@ -86,7 +86,7 @@ def _accept(listener: socket.socket, accepted: list) -> None:
 
 
 async def test_malformed_browser_job_is_rejected(service):
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         with pytest.raises(SandboxJobError):
             await client.run_browser_job(
                 {"kind": "dom", "source": "", "probes": [{"id": "p1", "op": "explode"}]}
@@ -100,7 +100,7 @@ async def test_supervisor_relaunches_a_killed_browser(service):
     for pidfile in pidfiles:
         os.kill(int(pidfile.read_text()), signal.SIGKILL)
     task = generate_web_tasks("css", 1, 11, "easy")[0]
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         before = (await client.health())["browser"]["restarts"]
         for _ in range(2 * service["browser_slots"]):
             ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))

@@ -16,11 +16,9 @@ import time
 import pytest
 from smolscript.client import SandboxClient
 from smolscript_sandbox.reaper import list_processes
-from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
-
-UID_BASE = 61000
 
 C_NULL_CRASH = """#include <stdio.h>
 int main(void) { volatile int *p = 0; *p = 1; return 0; }
@@ -112,7 +110,7 @@ def service() -> dict:
 
 def strays(health: dict) -> tuple[list, list]:
     """(zombie children of the service, live processes of program slot uids)."""
-    uids = range(UID_BASE, UID_BASE + health["slots"])
+    uids = set(health["slot_uids"])
     procs = list_processes()
     zombies = [p for p in procs if p[1] == health["pid"] and p[2] == "Z"]
     live = [p for p in procs if p[3] in uids and p[2] != "Z"]
@@ -133,7 +131,7 @@ async def wait_clean(health: dict, within_s: float = 3.0) -> tuple[list, list]:
     ("name", "language", "source", "status", "check"), CASES, ids=[c[0] for c in CASES]
 )
 async def test_hostile_program_is_contained(service, name, language, source, status, check):
-    async with SandboxClient(max_concurrency=2) as client:
+    async with SandboxClient(TEST_URL, max_concurrency=2) as client:
         result = await client.run_program(language, source, ["\n"])
         assert result["status"] == "ok", result  # compiled and ran (the test carries the verdict)
         test = result["tests"][0]
@@ -168,7 +166,7 @@ async def test_connect_to_host_listener_is_refused(service):
         f"s = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
         "s.sendall(b'hello')\nprint('connected')\n"
     )
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         result = await client.run_program("python", source, ["\n"])
     thread.join()
     listener.close()
@@ -200,7 +198,7 @@ async def test_job_cannot_see_another_jobs_folder(service):
         "                pass\n"
         "print(json.dumps(found))\n"
     )
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         hold = asyncio.create_task(client.run_program("python", holder, ["\n"]))
         await asyncio.sleep(0.5)
         seek = await client.run_program("python", seeker, ["\n"])

@@ -15,7 +15,7 @@ from smolscript.client import SandboxClient
 from smolscript.languages import LANGUAGES
 from smolscript.types import canonical_output, encode_stdin
 from smolscript.web import build_browser_job, generate_web_tasks, score_browser_result
-from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
 
@@ -73,7 +73,7 @@ async def test_256_concurrent_mixed_language_jobs():
     programs = [job_for(i) for i in range(JOBS - BROWSER_JOBS)]
     pages = browser_jobs()
     start = time.monotonic()
-    async with SandboxClient(max_concurrency=JOBS) as client:
+    async with SandboxClient(TEST_URL, max_concurrency=JOBS) as client:
         results = await asyncio.gather(
             *(client.run_program_job(job) for job, _ in programs),
             *(client.run_browser_job(job) for job, _ in pages),

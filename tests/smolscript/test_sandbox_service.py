@@ -17,7 +17,7 @@ from smolscript_sandbox import isolation
 from smolscript_sandbox.container import ContainerEngineUnavailable, start_container
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.process import RawRun
-from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 from smolscript_sandbox.toolchain import ToolchainMissing, build_program, check_binary
 from smolscript_sandbox.verdict import STATUSES, classify
 
@@ -176,7 +176,7 @@ BROKEN = {
 async def test_compile_errors_are_reported_per_language():
     ensure_service()
     signature = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
-    async with SandboxClient() as client:
+    async with SandboxClient(TEST_URL) as client:
         for language, source in BROKEN.items():
             result = await client.run_program(
                 language,

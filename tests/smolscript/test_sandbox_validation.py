@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 from smolscript_sandbox.validate import EXIT_FAILED, EXIT_PASSED, EXIT_UNVERIFIED, run_full
 
 pytestmark = pytest.mark.integration
@@ -43,7 +43,7 @@ def write_edition(root: Path, tasks: list[tuple[str, str, str, str, str | None]]
             {
                 "id": task_id,
                 "tests": [{"args": [n], "expected": 2 * n + (n > 5)} for n in (0, 3, 7, -4)],
-                "near_miss_tests": [{"args": [9], "expected": 19}],
+                "near_miss_tests": [2],
             }
         )
     (root / "references").mkdir(parents=True)
@@ -59,7 +59,7 @@ def write_edition(root: Path, tasks: list[tuple[str, str, str, str, str | None]]
 
 GOOD = "def solve(n):\n    return 2 * n + (1 if n > 5 else 0)\n"
 WRONG = "def solve(n):\n    return 2 * n\n"
-NEAR = "def solve(n):\n    return 2 * n + (1 if n > 7 else 0)\n"  # only n=9 tells it apart
+NEAR = "def solve(n):\n    return 2 * n + (1 if n > 7 else 0)\n"  # only n=7 tells it apart
 
 
 def test_good_edition_passes_and_report_records_execution(tmp_path):
@@ -69,13 +69,14 @@ def test_good_edition_passes_and_report_records_execution(tmp_path):
     )
     report = tmp_path / "validation_report.json"
     report.write_text(json.dumps({"static": {"status": "passed"}}))
-    assert run_full(data, report) == EXIT_PASSED
+    assert run_full(data, report, url=TEST_URL) == EXIT_PASSED
     written = json.loads(report.read_text())
     assert written["static"] == {"status": "passed"}  # the static part is kept
     execution = written["execution"]
     assert execution["status"] == "passed"
     assert execution["by_role"] == {"reference": 2, "negative_control": 2, "near_miss": 1}
-    assert execution["tests_run"] == 4 * 4 + 5
+    assert execution["tests_run"] == 5 * 4
+    assert execution["references_executed"] == 2
 
 
 def test_first_failure_stops_with_task_id(tmp_path, capsys):
@@ -85,7 +86,7 @@ def test_first_failure_stops_with_task_id(tmp_path, capsys):
         [("ok1", "python", GOOD, WRONG, None), ("bad2", "python", WRONG, WRONG, None)],
     )
     report = tmp_path / "validation_report.json"
-    assert run_full(data, report, concurrency=1) == EXIT_FAILED
+    assert run_full(data, report, url=TEST_URL, concurrency=1) == EXIT_FAILED
     execution = json.loads(report.read_text())["execution"]
     assert execution["status"] == "failed"
     assert execution["failure"]["task_id"] == "bad2"
@@ -110,6 +111,6 @@ def test_default_edition_full_validation(tmp_path):
     """Every reference, negative control and near-miss of the committed default edition."""
     ensure_service()
     report = tmp_path / "validation_report.json"
-    assert run_full(DEFAULT_EDITION, report) == EXIT_PASSED
+    assert run_full(DEFAULT_EDITION, report, url=TEST_URL) == EXIT_PASSED
     execution = json.loads(report.read_text())["execution"]
     assert execution["by_role"]["reference"] == 350

@@ -25,7 +25,7 @@ from smolscript_sandbox.isolation import isolation_mode, probe
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import ProgramJob, run_program_job
 from smolscript_sandbox.reaper import REAPER
-from smolscript_sandbox.slots import SlotPool, make_slots
+from smolscript_sandbox.slots import SlotPool, lease_uids, make_slots
 
 MAX_SOURCE = 256 * 1024
 MAX_TESTS = 512
@@ -64,21 +64,20 @@ class Service:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         self.mode = isolation_mode()  # raises IsolationUnavailable: refuse to start
-        self.slots = make_slots(
-            config.slots, config.state_dir / "slots", self.mode, config.uid_base
-        )
+        leases = config.state_dir.parent / "uid-leases"
+        uids = browser_uids = None
+        browser_count = config.browser_slots if config.browsers else 0
+        if self.mode == "bwrap+uid":
+            uids = lease_uids(config.slots, config.uid_base, leases)
+            browser_uids = lease_uids(browser_count, config.browser_uid_base, leases)
+        self.slots = make_slots(config.slots, config.state_dir / "slots", self.mode, uids)
         probe_dir = config.state_dir / "probe"
         probe_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(probe_dir, 0o755)
         probe(self.slots[0].identity, probe_dir, RUN_LIMITS)
         self.pool = SlotPool(self.slots)
         self.browsers = BrowserPool(
-            make_browser_slots(
-                config.browser_slots if config.browsers else 0,
-                config.state_dir,
-                self.mode,
-                config.browser_uid_base,
-            )
+            make_browser_slots(browser_count, config.state_dir, self.mode, browser_uids)
         )
         self.versions: dict = {}
         self.fingerprint = ""
@@ -112,6 +111,7 @@ class Service:
             "isolation": self.mode,
             "subreaper": REAPER.subreaper,
             "slots": len(self.slots),
+            "slot_uids": [slot.identity.uid for slot in self.slots],
             "busy": self.pool.busy,
             "browser_slots": len(self.browsers.slots),
             "browser": {

@@ -238,11 +238,14 @@ def infra_reply(message: str) -> dict:
     return {"status": "infra_error", "syntax_ok": False, "observations": {}, "errors": [message]}
 
 
-def make_browser_slots(count: int, state_dir: Path, mode: str, uid_base: int) -> list[BrowserSlot]:
-    """`count` browser slots under state_dir/browser; own uids (uid_base+i) in bwrap+uid mode."""
+def make_browser_slots(
+    count: int, state_dir: Path, mode: str, uids: list[int] | None
+) -> list[BrowserSlot]:
+    """`count` browser slots under state_dir/browser; their own (leased) uids in bwrap+uid
+    mode, the service's identity otherwise."""
     slots = []
     for i in range(count):
-        uid = uid_base + i if mode == "bwrap+uid" else None
+        uid = uids[i] if mode == "bwrap+uid" and uids else None
         root = state_dir / "browser" / f"slot{i}"
         slots.append(BrowserSlot(index=i, identity=Identity(uid, uid), root=root))
     return slots

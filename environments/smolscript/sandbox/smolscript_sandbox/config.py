@@ -12,8 +12,8 @@ DEFAULT_UID_BASE = 61000
 DEFAULT_BROWSER_UID_BASE = 62000
 
 
-def default_state_dir() -> Path:
-    """Where slot folders, browser wrappers, the pid file and the log live."""
+def default_state_root() -> Path:
+    """The folder under which each service (one per port) keeps its state."""
     fallback = f"/tmp/smolscript-sandbox-{os.getuid()}"
     return Path(os.environ.get("SMOLSCRIPT_SANDBOX_STATE", fallback))
 
@@ -42,10 +42,15 @@ class ServiceConfig:
             "slots": int(env.get("SMOLSCRIPT_SANDBOX_SLOTS", 0)),
             "browser_slots": int(env.get("SMOLSCRIPT_SANDBOX_BROWSER_SLOTS", 0)),
             "browsers": env.get("SMOLSCRIPT_SANDBOX_BROWSERS", "1") != "0",
-            "state_dir": default_state_dir(),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         cfg = cls(**values)  # type: ignore[arg-type]
+        # One state folder per port: slot folders, pid file and log are never shared.
+        state_dir = (
+            Path(cfg.state_dir)
+            if str(cfg.state_dir) != "."
+            else (default_state_root() / f"port-{cfg.port}")
+        )
         cores = os.cpu_count() or 1
         slots = cfg.slots or cores
         return cls(
@@ -53,7 +58,7 @@ class ServiceConfig:
             port=cfg.port,
             slots=slots,
             browser_slots=cfg.browser_slots or max(1, min(slots, cores)),
-            state_dir=Path(cfg.state_dir),
+            state_dir=state_dir,
             uid_base=cfg.uid_base,
             browser_uid_base=cfg.browser_uid_base,
             browsers=cfg.browsers,

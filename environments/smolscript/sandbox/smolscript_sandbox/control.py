@@ -67,7 +67,7 @@ def start(config: ServiceConfig, wait_s: float = 90.0) -> dict:
     ]
     if not config.browsers:
         cmd.append("--no-browsers")
-    env = dict(os.environ, SMOLSCRIPT_SANDBOX_STATE=str(config.state_dir))
+    env = dict(os.environ)  # the server derives the same state folder from the port
     with open(_logfile(config), "ab") as log:
         proc = subprocess.Popen(
             cmd,

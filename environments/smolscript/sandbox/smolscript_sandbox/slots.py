@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -18,6 +19,34 @@ from smolscript_sandbox.isolation import Identity
 from smolscript_sandbox.reaper import REAPER, kill_uid
 
 DEFAULT_UID_BASE = 61000
+UID_SEARCH = 1000  # how far above the base to look for uids no other service holds
+_LEASES: list[int] = []  # open lock fds: held for the life of the process
+
+
+def lease_uids(count: int, base: int, lease_dir: Path) -> list[int]:
+    """Reserve `count` uids from `base` up that no other service on this host holds.
+
+    Each uid is held by an exclusive flock on `lease_dir/<uid>.lock` until the process
+    exits, so two services (say, a test run and a benchmark) never share a slot uid (a slot's
+    sweep kills every process of its uid). Raises RuntimeError when none are left.
+    """
+    lease_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(lease_dir, 0o700)
+    got: list[int] = []
+    for uid in range(base, base + UID_SEARCH):
+        if len(got) == count:
+            break
+        fd = os.open(lease_dir / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        _LEASES.append(fd)
+        got.append(uid)
+    if len(got) < count:
+        raise RuntimeError(f"only {len(got)} free slot uids from {base}; {count} needed")
+    return got
 
 
 @dataclass(frozen=True)
@@ -34,21 +63,21 @@ class Slot:
         return self.root / "job"
 
 
-def make_slots(
-    count: int, state_dir: Path, mode: str, uid_base: int = DEFAULT_UID_BASE
-) -> list[Slot]:
-    """Create `count` slots under `state_dir`; per-slot uids only in `bwrap+uid` mode.
+def make_slots(count: int, state_dir: Path, mode: str, uids: list[int] | None = None) -> list[Slot]:
+    """Create `count` slots under `state_dir`; `uids` (leased) in `bwrap+uid` mode.
 
-    Raises ValueError for a count below 1.
+    Raises ValueError for a count below 1 or too few uids.
     """
     if count < 1:
         raise ValueError(f"slot count must be at least 1, got {count}")
+    if mode == "bwrap+uid" and (uids is None or len(uids) < count):
+        raise ValueError("bwrap+uid mode needs one leased uid per slot")
     state_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(state_dir, 0o711)  # slot uids may traverse, never list
     slots = []
     for i in range(count):
         if mode == "bwrap+uid":
-            identity = Identity(uid=uid_base + i, gid=uid_base + i)
+            identity = Identity(uid=uids[i], gid=uids[i])
         else:
             identity = Identity(uid=None, gid=None)
         root = state_dir / f"slot{i}"

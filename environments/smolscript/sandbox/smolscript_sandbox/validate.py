@@ -82,15 +82,6 @@ def plan_checks(rows: Iterable[dict], solutions: dict[str, dict]) -> list[Check]
     return checks
 
 
-def hidden_for(check: Check, hidden: dict) -> dict:
-    """The hidden tests a check runs on: the task's hidden tests, plus for a near-miss its
-    distinguishing inputs when they are listed separately."""
-    if check.role == "near_miss" and hidden.get("near_miss_tests"):
-        extra = [t for t in hidden["near_miss_tests"] if t not in hidden["tests"]]
-        return {**hidden, "tests": list(hidden["tests"]) + extra}
-    return hidden
-
-
 async def execute(
     checks: list[Check],
     rows: dict[str, dict],
@@ -119,8 +110,11 @@ async def execute(
             except asyncio.QueueEmpty:
                 return
             check = checks[index]
-            task_hidden = hidden_for(check, hidden[check.task_id])
-            verdict = await score_code(rows[check.task_id], task_hidden, check.code, client)
+            # Every check runs on the task's hidden tests, exactly as a model answer is scored
+            # (a near-miss's distinguishing inputs, `near_miss_tests`, index into them).
+            verdict = await score_code(
+                rows[check.task_id], hidden[check.task_id], check.code, client
+            )
             summary.checks_run += 1
             summary.by_role[check.role] += 1
             summary.tests_run += len(verdict.get("tests") or [])
@@ -153,12 +147,44 @@ async def execute(
     return summary
 
 
+def execution_section(summary: ExecutionSummary) -> dict:
+    """The report's "execution" section: the summary plus the dataset part's count fields."""
+    section = asdict(summary)
+    section["references_executed"] = summary.by_role["reference"]
+    section["negative_controls_executed"] = summary.by_role["negative_control"]
+    section["near_misses_executed"] = summary.by_role["near_miss"]
+    if summary.status == "passed":
+        section["detail"] = (
+            f"every reference passed and every negative control and near-miss failed on the "
+            f"hidden tests in the isolated scoring service ({summary.service.get('isolation')}, "
+            f"{summary.service.get('fingerprint')})"
+        )
+    elif summary.status == "failed":
+        f = summary.failure or {}
+        section["detail"] = (
+            f"stopped at task {f.get('task_id')}: its {f.get('role')} should "
+            f"{f.get('expected')} but got {f.get('status')}"
+        )
+    else:
+        section["detail"] = f"execution not possible: {summary.reason}"
+    return section
+
+
+def run_execution_checks(data_dir: Path, files: dict | None = None) -> dict:
+    """Hook of `scripts/validate_smolscript.py` (full mode): validate and return the report's
+    "execution" section (status passed | failed | unverified); `files` is unused (the edition
+    is read from `data_dir`). Prints progress to stderr."""
+    del files
+    summary = asyncio.run(validate_full(Path(data_dir), progress=_progress_printer()))
+    return execution_section(summary)
+
+
 def write_report(report_path: Path, summary: ExecutionSummary) -> None:
     """Set the "execution" section of validation_report.json, keeping everything else."""
     report = {}
     if report_path.exists():
         report = json.loads(report_path.read_text(encoding="utf-8"))
-    report["execution"] = asdict(summary)
+    report["execution"] = execution_section(summary)
     report_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
