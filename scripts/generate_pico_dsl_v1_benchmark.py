@@ -71,6 +71,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--manifest", type=Path, default=None, help="default: OUTPUT .manifest.json")
     p.add_argument("--phrase-log", type=Path, default=None, help="default: .cache/pico_dsl_v1/")
     p.add_argument("--replay", type=Path, default=None, help="rebuild from a benchmark or log")
+    p.add_argument(
+        "--resume", action="store_true", help="offer the phrases already in --phrase-log first"
+    )
     return p.parse_args(argv)
 
 
@@ -202,7 +205,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         log_path = args.phrase_log or CACHE / f"phrases-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        requested = rounds = 0
+        requested = rounds = resumed = 0
+        if args.resume and log_path.is_file():
+            previous = load_replay(log_path)
+            resumed = requested = len(previous)
+            builder.offer_all(previous)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
         with Progress(*columns, TimeElapsedColumn(), console=console) as progress:
             task = progress.add_task("validated rows", total=target)
@@ -231,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
             "source": "data-designer",
             "rounds": rounds,
             "phrases_requested": requested,
+            "phrases_resumed_from_log": resumed,
             "phrases_returned": builder.stats.offered,
             "seconds": round(time.monotonic() - started, 1),
             "phrase_log": str(log_path.relative_to(ROOT))

@@ -100,7 +100,7 @@ class BenchmarkBuilder:
                 continue
             problems = self.validator.problems(row)
             if problems:
-                last = problems[0].split(" (")[0] if "cell" not in problems[0] else "cell full"
+                last = problems[0]
                 continue
             number = sum(
                 1
