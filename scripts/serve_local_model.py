@@ -17,7 +17,7 @@ Usage::
 
 `start` returns once `GET /v1/models` answers (prints the base URL), or exits 1 with the reason:
 port already taken by another program, llama-cpp-python missing, or the server dying at start
-(its log tail is printed). State (pid, port, log) lives under `.cache/local_model/`.
+(its log tail is printed). State (pid, log) lives under `.cache/local_model/<port>/`.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ def models_answer(host: str, port: int, timeout: float = 2.0) -> list[str] | Non
 def port_is_free(host: str, port: int) -> bool:
     """True when a TCP listener could bind host:port right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # As uvicorn does: sockets of a stopped server left in TIME_WAIT must not count as taken.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError:
@@ -177,9 +179,14 @@ def serve_forever(host: str, port: int, threads: int) -> None:
 # --- process management -----------------------------------------------------------------------
 
 
-def _state() -> dict | None:
+def state_dir(port: int) -> Path:
+    """Folder holding the pid record and log of our server on `port`."""
+    return STATE_DIR / str(port)
+
+
+def _state(port: int) -> dict | None:
     try:
-        return json.loads((STATE_DIR / "server.json").read_text())
+        return json.loads((state_dir(port) / "server.json").read_text())
     except (OSError, ValueError):
         return None
 
@@ -203,22 +210,22 @@ def start(host: str, port: int, threads: int) -> str:
         ServeError: the port is taken by something else, dependencies are missing, or the
             server died or did not answer `/v1/models` within START_TIMEOUT_S.
     """
-    state = _state()
-    ours = state is not None and _alive(state["pid"])
-    if ours and (state["host"], state["port"]) == (host, port) and models_answer(host, port):
+    state = _state(port)
+    if state and _alive(state["pid"]):
+        # Ours already: it may be busy generating (llama.cpp serializes every endpoint).
+        _wait_ready(host, port, pid=state["pid"], log_path=Path(state["log"]))
         return base_url(host, port)
     if not port_is_free(host, port):
         raise ServeError(f"port {port} on {host} is taken by another program; use --port")
-    if ours:
-        raise ServeError(f"our server already runs on port {state['port']}; stop it first")
     if importlib.util.find_spec("llama_cpp") is None:
         raise ServeError(
             "llama-cpp-python is not installed or its build failed; run "
             "`CMAKE_ARGS=-DLLAVA_BUILD=OFF uv sync` and read the build log"
         )
     model_path()
-    STATE_DIR.mkdir(parents=True, exist_ok=True)
-    log_path = STATE_DIR / "server.log"
+    folder = state_dir(port)
+    folder.mkdir(parents=True, exist_ok=True)
+    log_path = folder / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, __file__, "_serve", "--host", host, "--port", str(port),
@@ -226,25 +233,34 @@ def start(host: str, port: int, threads: int) -> str:
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-    (STATE_DIR / "server.json").write_text(
+    (folder / "server.json").write_text(
         json.dumps({"pid": proc.pid, "host": host, "port": port, "log": str(log_path)})
     )
+    try:
+        _wait_ready(host, port, pid=proc.pid, log_path=log_path)
+    except ServeError:
+        proc.kill()
+        raise
+    return base_url(host, port)
+
+
+def _wait_ready(host: str, port: int, pid: int, log_path: Path) -> None:
+    """Wait until `/v1/models` answers; raise ServeError if `pid` dies or time runs out."""
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = log_path.read_text(errors="replace")[-2000:]
-            raise ServeError(f"server exited with code {proc.returncode} at start:\n{tail}")
-        if models_answer(host, port):
-            return base_url(host, port)
+        if not _alive(pid):
+            tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+            raise ServeError(f"server process {pid} exited at start:\n{tail}")
+        if models_answer(host, port, timeout=10.0):
+            return
         time.sleep(0.25)
-    proc.kill()
     raise ServeError(f"server did not answer /v1/models within {START_TIMEOUT_S:.0f} s")
 
 
-def stop() -> bool:
-    """Stop our server if it runs; return True when one was stopped."""
-    state = _state()
-    (STATE_DIR / "server.json").unlink(missing_ok=True)
+def stop(port: int = DEFAULT_PORT) -> bool:
+    """Stop our server on `port` if it runs; return True when one was stopped."""
+    state = _state(port)
+    (state_dir(port) / "server.json").unlink(missing_ok=True)
     if not state or not _alive(state["pid"]):
         return False
     os.killpg(state["pid"], signal.SIGTERM)
@@ -256,9 +272,9 @@ def stop() -> bool:
     return True
 
 
-def status() -> str:
-    """Describe whether our server runs and answers."""
-    state = _state()
+def status(port: int = DEFAULT_PORT) -> str:
+    """Describe whether our server on `port` runs and answers."""
+    state = _state(port)
     if not state or not _alive(state["pid"]):
         return "stopped"
     models = models_answer(state["host"], state["port"])
@@ -278,9 +294,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "start":
             print(start(args.host, args.port, args.threads))
         elif args.command == "stop":
-            print("stopped" if stop() else "not running")
+            print("stopped" if stop(args.port) else "not running")
         elif args.command == "status":
-            print(status())
+            print(status(args.port))
         else:
             serve_forever(args.host, args.port, args.threads)
     except ServeError as exc:
