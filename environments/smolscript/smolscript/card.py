@@ -139,6 +139,11 @@ breakpoints; DOM tasks check event handling in a real browser.
 - Each task has a negative control (a deliberately wrong solution: +1, negated, or an extra
   item) and, where the grammar allows, a near-miss (a stage left out or a predicate weakened)
   with hidden inputs that expose it.
+- Variants differ in operations, not only in names or numbers: no two tasks (in any language
+  or difficulty) share an operation structure (the sequence of operations with the kinds of
+  their predicates and mappings), so constants alone never tell two tasks apart. Pipelines
+  with a stage that changes nothing, constant outputs, or lopsided true/false answers are
+  rejected.
 - Audits: within each language no two programming tasks share a behavioural fingerprint
   (oracle outputs on a fixed probe set); web tasks have unique structural specs. Instruction
   pairs with word-trigram Jaccard >= {trig["threshold"]} are flagged and kept only with a

@@ -57,7 +57,7 @@ FAMILY_INPUTS = {
     "frequency": ("list[int]", "str", "list[str]"),
     "combinations": ("int", "str", "list[int]", "list[str]"),
 }
-MAX_PER_STRUCTURE = 2  # variants must change operations, not only constants
+MAX_PER_STRUCTURE = 1  # variants must change operations, not only constants
 
 
 class GenerationError(RuntimeError):
@@ -247,9 +247,9 @@ def generate_pool(sizes: dict[str, int], seed: int = 0) -> list[TaskDef]:
     """
     seen: set[str] = set()
     pool: list[TaskDef] = []
+    structures: Counter[str] = Counter()  # shared by all difficulties
     for difficulty, size in sizes.items():
         rng = random.Random(f"smolscript:{seed}:{difficulty}")
-        structures: Counter[str] = Counter()
         families = sorted(FAMILY_WEIGHTS[difficulty])
         weights = [FAMILY_WEIGHTS[difficulty][f] for f in families]
         made, attempts = 0, 0
