@@ -122,7 +122,8 @@ def _scope_pattern(rng: random.Random, difficulty: str) -> dict:
                     targets=[f"{tag}.{a}"], distractors=[f"{'span' if tag == 'p' else 'p'}.{a}",
                                                          f"p.{b}"],
                     target_text=f'the {tag} elements with class "{a}" (only {tag} elements)',
-                    distractor_text=f'Other elements, including other "{a}" elements,')
+                    distractor_text=f'Other elements, including other "{a}" elements,',
+                    plural=True)
     if kind in {"descendant", "child"}:
         markup = (f'<div class="{s}">\n  <p class="{a}">{w[0]}</p>\n  <div>\n'
                   f'    <p class="{a}">{w[1]}</p>\n  </div>\n</div>\n<p class="{a}">{w[2]}</p>')
@@ -136,7 +137,8 @@ def _scope_pattern(rng: random.Random, difficulty: str) -> dict:
                     targets=[f".{s} > p.{a}"],
                     distractors=[f".{s} > div > p.{a}", f"body > p.{a}"],
                     target_text=f'the "{a}" paragraph that is a direct child of ".{s}"',
-                    distractor_text=f'The nested "{a}" paragraph and the one outside ".{s}"')
+                    distractor_text=f'The nested "{a}" paragraph and the one outside ".{s}"',
+                    plural=True)
     if kind == "attr":
         markup = "\n".join(
             f'<a href="{"https://example.org/" if i % 2 else "/"}{w[i].lower()}">{w[i]}</a>'
@@ -144,7 +146,7 @@ def _scope_pattern(rng: random.Random, difficulty: str) -> dict:
         return dict(kind=kind, markup=markup, selector='a[href^="https:"]', broad="a",
                     targets=['a[href^="https:"]'], distractors=['a[href^="/"]'],
                     target_text='the links whose href starts with "https:"',
-                    distractor_text="The site-relative links", all_targets=True)
+                    distractor_text="The site-relative links", plural=True)
     if kind == "sibling":
         markup = (f'<h2 class="{a}">{w[0]}</h2>\n<p>{w[1]}</p>\n<p>{w[2]}</p>\n'
                   f'<h2 class="{b}">{w[3]}</h2>\n<p>{w[4]}</p>')
@@ -165,7 +167,7 @@ def _scope_pattern(rng: random.Random, difficulty: str) -> dict:
                 distractors=[f".{s} > li:nth-child({i})" for i in others[:2]]
                 + ["ul:not([class]) > li"],
                 target_text=f'{words} of the ".{s}" list',
-                distractor_text="The other items (and the second list)")
+                distractor_text="The other items (and the second list)", plural=True)
 
 
 def build_scope(rng: random.Random, difficulty: str) -> CssTask:
@@ -186,8 +188,9 @@ def build_scope(rng: random.Random, difficulty: str) -> CssTask:
                 checks.add("style", sel, "css", DEFAULTS[prop], f"{sel} keeps {prop}",
                            property=prop)
     says = ", ".join(d.says for d in decls)
+    keep = "must keep their" if pattern.get("plural") else "must keep its"
     instruction = (f"Give {pattern['target_text']} {says}. {pattern['distractor_text']} "
-                   f"must keep their current styles.")
+                   f"{keep} current styles.")
     category = "properties" if difficulty == "easy" else "selector_scope"
     if rng.random() < 0.5:  # negative: the declarations leak onto the distractors
         wrong = f"{pattern['broad']} {{ {body}; }}\n"

@@ -137,15 +137,18 @@ def build_toggle(rng: random.Random, difficulty: str) -> DomTask:
 
 
 MIRRORS = [
-    ("greet", '"Hello, " then v then "!"', "`Hello, ${v}!`", lambda v: f"Hello, {v}!"),
-    ("upper", "the value in upper case", "v.toUpperCase()", lambda v: v.upper()),
-    ("length", "the value's length followed by \" characters\"", "`${v.length} characters`",
-     lambda v: f"{len(v)} characters"),
-    ("trim-upper", "the value without surrounding spaces, in upper case",
+    ("greet", '"Hello, " followed by the input\'s current value (exactly as typed) and "!"',
+     "`Hello, ${v}!`", lambda v: f"Hello, {v}!"),
+    ("upper", "the input's current value (exactly as typed) in upper case",
+     "v.toUpperCase()", lambda v: v.upper()),
+    ("length", 'the number of characters of the input\'s current value followed by '
+     '" characters"', "`${v.length} characters`", lambda v: f"{len(v)} characters"),
+    ("trim-upper", "the input's current value without surrounding spaces, in upper case",
      "v.trim().toUpperCase()", lambda v: v.strip().upper()),
-    ("initial", "the value's first character in upper case (empty if none)",
-     "v.charAt(0).toUpperCase()", lambda v: v[:1].upper()),
-    ("bye", '"Bye, " then v then "."', "`Bye, ${v}.`", lambda v: f"Bye, {v}."),
+    ("initial", "the first character of the input's current value in upper case (empty text "
+     "if there is none)", "v.charAt(0).toUpperCase()", lambda v: v[:1].upper()),
+    ("bye", '"Bye, " followed by the input\'s current value (exactly as typed) and "."',
+     "`Bye, ${v}.`", lambda v: f"Bye, {v}."),
 ]
 
 
@@ -166,7 +169,7 @@ def build_mirror(rng: random.Random, difficulty: str) -> DomTask:
                  f"    out.textContent = {expr};\n  }});\n}}\n")
     negative = reference.replace(f"out.textContent = {expr}", "out.textContent = v")
     instruction = (f"Whenever #{field} receives an input event, set the text of #{out} to "
-                   f"{said}, where v is the input's current value (keep its exact spacing).")
+                   f"{said}.")
     return DomTask("mirror", markup, instruction, reference, negative, checks,
                    {"family": "mirror", "transform": name, "values": values})
 

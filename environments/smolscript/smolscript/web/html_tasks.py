@@ -219,7 +219,7 @@ def build_table(rng: random.Random, difficulty: str) -> tuple[str, Node, str]:
                                                                "number")])))
         text += (f' Give the table the caption "{caption}", give each header cell '
                  f'scope="col", and end the tbody with a row holding one cell "{total}" that '
-                 f"spans all {cols} columns.")
+                 f"spans {'both' if cols == 2 else 'all 3'} columns.")
     parts += [el("thead", None, el("tr", None, *head_cells)), el("tbody", None, *body)]
     return "table", el("table", None, *parts), text
 
@@ -249,20 +249,20 @@ def build_text(rng: random.Random, difficulty: str) -> tuple[str, Node, str]:
     code = f"{words[1].lower()} = {rng.randint(1, 9)}\nif {words[1].lower()}:\n" \
            f"{indent}print({words[1].lower()})"
     children = [el("h2", title),
-                el("p", f"Read about {words[1].lower()} ", el("strong", "today"),
-                   tail=".")]
+                el("p", f"Read about {words[1].lower()} ", el("strong", "today", tail="."))]
     text = (f'Write an article with an h2 heading "{title}", then a paragraph reading '
             f'"Read about {words[1].lower()} today." with "today" in a strong element')
+    lines = code.split("\n")
+    pre_said = (f'a pre block holding exactly three lines: "{lines[0]}", "{lines[1]}" and '
+                f'"{lines[2]}" (keep the {len(indent)} leading spaces of the last)')
     block = rng.choice(["pre", "details", "hidden"])
     if difficulty == "moderate":
         children.append(el("pre", code))
-        text += (f", then a pre block holding exactly these three lines (keep the "
-                 f"{len(indent)}-space indent): {code!r}")
+        text += f", then {pre_said}"
         block = rng.choice(["details", "hidden"])
     if block == "pre" and difficulty == "medium":
         children.append(el("pre", code))
-        text += (f", then a pre block holding exactly these three lines (keep the "
-                 f"{len(indent)}-space indent): {code!r}")
+        text += f", then {pre_said}"
     elif block == "details":
         summary = f"More on {words[2].lower()}"
         children.append(el("details", None, el("summary", summary),
