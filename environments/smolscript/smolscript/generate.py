@@ -27,28 +27,15 @@ GENERATOR_VERSION = "smolscript-gen-0.1"
 VALUE_BOUND = 10**6  # every intermediate int stays within +-VALUE_BOUND (far inside int32)
 HIDDEN_TESTS = 12
 STAGE_COUNTS = {"easy": (1, 1, 2), "medium": (2, 2, 3), "moderate": (3, 4)}
+# Relative draw weights; frequency and combination draws are rejected more often, so they
+# are drawn more to give every family a fair share of the pool.
 FAMILY_WEIGHTS = {
-    "easy": {
-        "arithmetic": 20,
-        "strings": 22,
-        "collections": 26,
-        "frequency": 16,
-        "combinations": 16,
-    },
-    "medium": {
-        "arithmetic": 15,
-        "strings": 20,
-        "collections": 25,
-        "frequency": 15,
-        "combinations": 25,
-    },
-    "moderate": {
-        "arithmetic": 12,
-        "strings": 18,
-        "collections": 25,
-        "frequency": 15,
-        "combinations": 30,
-    },
+    "easy": {"arithmetic": 18, "strings": 20, "collections": 24, "frequency": 22,
+             "combinations": 16},
+    "medium": {"arithmetic": 15, "strings": 18, "collections": 22, "frequency": 22,
+               "combinations": 23},
+    "moderate": {"arithmetic": 12, "strings": 16, "collections": 22, "frequency": 22,
+                 "combinations": 28},
 }
 FAMILY_INPUTS = {
     "arithmetic": ("int",),
@@ -261,7 +248,10 @@ def generate_pool(sizes: dict[str, int], seed: int = 0) -> list[TaskDef]:
                 )
             family = rng.choices(families, weights)[0]
             kind = rng.choice(FAMILY_INPUTS[family])
-            stages = _sample_stages(rng, family, kind, rng.choice(STAGE_COUNTS[difficulty]))
+            lengths = STAGE_COUNTS[difficulty]
+            if family == "combinations":  # crossing families takes at least two stages
+                lengths = tuple(n for n in lengths if n >= 2)
+            stages = _sample_stages(rng, family, kind, rng.choice(lengths))
             if not stages or stages[-1].spec.out_type not in RETURN_TYPES:
                 continue
             if len(stages) not in STAGE_COUNTS[difficulty] or family_of(stages) != family:
