@@ -65,19 +65,8 @@ def _per_file(paths: list[tuple[str, Path]], make_argv, workers: int = 2) -> dic
     return {identifier: text for identifier, code, text in results if code != 0}
 
 
-_JS_CHECK = """
-const fs = require("fs"), vm = require("vm");
-let bad = 0;
-for (const file of process.argv.slice(1)) {
-  try { new vm.Script(fs.readFileSync(file, "utf8"), {filename: file}); }
-  catch (e) { bad++; console.log(file + ": " + e.message); }
-}
-process.exit(bad ? 1 : 0);
-"""
-
-
 def _combined(language: str, paths: list[tuple[str, Path]], folder: Path) -> Path:
-    """One translation unit holding every harnessed source in its own namespace/module."""
+    """One file holding every harnessed source in its own block/namespace/module."""
     parts: list[str] = []
     hoisted: list[str] = []
     for index, (_, path) in enumerate(paths):
@@ -90,6 +79,8 @@ def _combined(language: str, paths: list[tuple[str, Path]], folder: Path) -> Pat
             usings = [ln for ln in lines if ln.startswith("using ")]
             body = "\n".join(ln for ln in lines if not ln.startswith("using "))
             parts.append(f"namespace T{index} {{\n" + "\n".join(usings) + f"\n{body}\n}}\n")
+        elif language == "javascript":  # a block scopes each file's let/const declarations
+            parts.append("{\n" + "\n".join(lines) + "\n}\n")
         else:  # rust
             parts.append(f"mod t{index} {{\n#![allow(warnings)]\n" + "\n".join(lines) + "\n}\n")
     head = "\n".join(sorted(set(hoisted))) + "\n" if hoisted else ""
@@ -98,7 +89,8 @@ def _combined(language: str, paths: list[tuple[str, Path]], folder: Path) -> Pat
         if language == "cpp"
         else ("fn main() {}\n" if language == "rust" else "")
     )
-    target = folder / {"cpp": "all.cpp", "csharp": "all.cs", "rust": "all.rs"}[language]
+    names = {"cpp": "all.cpp", "csharp": "all.cs", "rust": "all.rs", "javascript": "all.js"}
+    target = folder / names[language]
     target.write_text(head + "\n".join(parts) + tail)
     return target
 
@@ -136,10 +128,10 @@ def compile_check(
 ) -> dict[str, str]:
     """Compile-check harnessed sources ``(id, signature, source)``; returns failures by id.
 
-    Python: ast.parse. JavaScript: V8's parser (vm.Script, what node --check runs) in one
-    process. C: one gcc -fsyntax-only over all files. Lua: luac5.4 -p per file. C++, C# and
-    Rust: one translation unit with every source in its own namespace/module (C# as a
-    library); only when that fails are the files compiled one by one to name the culprits.
+    Python: ast.parse. C: one gcc -fsyntax-only over all files. Lua: luac5.4 -p per file
+    (luac 5.4.4 crashes on many files at once). JavaScript (node --check), C++, C# and Rust:
+    one file with every source in its own block/namespace/module (C# as a library); only when
+    that fails are the files checked one by one to name the culprits.
     """
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -156,9 +148,7 @@ def compile_check(
             return errors
         if language == "lua":
             return _per_file(paths, _single_argv("lua"))
-        if language == "javascript":
-            code, text = _run([TOOLS["javascript"], "-e", _JS_CHECK] + [str(p) for _, p in paths])
-        elif language == "c":
+        if language == "c":
             code, text = _run(_single_argv("c")(paths[0][1])[:-1] + [str(p) for _, p in paths])
         else:
             target = _combined(language, paths, folder)
