@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 from smolscript_sandbox.testing import TEST_URL, ensure_service
-from smolscript_sandbox.validate import EXIT_FAILED, EXIT_PASSED, EXIT_UNVERIFIED, run_full
+from smolscript_sandbox.validate import (
+    EXIT_FAILED,
+    EXIT_PASSED,
+    EXIT_UNVERIFIED,
+    Check,
+    failure_order,
+    run_full,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -62,6 +69,16 @@ WRONG = "def solve(n):\n    return 2 * n\n"
 NEAR = "def solve(n):\n    return 2 * n + (1 if n > 7 else 0)\n"  # only n=7 tells it apart
 
 
+@pytest.mark.unit
+def test_must_fail_checks_run_distinguishing_tests_first():
+    hidden = {"tests": list(range(14)), "near_miss_tests": [9, 2]}
+    near = Check("t", "near_miss", "", False)
+    negative = Check("t", "negative_control", "", False)
+    assert failure_order(near, hidden) == [[9, 2], [0, 1, 3, 4, 5, 6, 7, 8], [10, 11, 12, 13]]
+    assert failure_order(negative, hidden) == [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9, 10, 11], [12, 13]]
+    assert sorted(i for chunk in failure_order(near, hidden) for i in chunk) == list(range(14))
+
+
 def test_good_edition_passes_and_report_records_execution(tmp_path):
     ensure_service()
     data = write_edition(
@@ -75,7 +92,9 @@ def test_good_edition_passes_and_report_records_execution(tmp_path):
     execution = written["execution"]
     assert execution["status"] == "passed"
     assert execution["by_role"] == {"reference": 2, "negative_control": 2, "near_miss": 1}
-    assert execution["tests_run"] == 5 * 4
+    # References run all 4 tests; must-fail checks stop at their first failing chunk: the
+    # negatives fail within the first 4 tests, the near-miss on its one distinguishing test.
+    assert execution["tests_run"] == 2 * 4 + 2 * 4 + 1
     assert execution["references_executed"] == 2
 
 

@@ -82,6 +82,44 @@ def plan_checks(rows: Iterable[dict], solutions: dict[str, dict]) -> list[Check]
     return checks
 
 
+FIRST_CHUNK, CHUNK = 4, 8
+
+
+def failure_order(check: Check, hidden: dict) -> list[list[int]]:
+    """Hidden-test indices of a must-fail check, in chunks: a near-miss's distinguishing
+    tests (`near_miss_tests`) first, then the rest in file order."""
+    count = len(hidden["tests"])
+    first = [i for i in hidden.get("near_miss_tests") or [] if 0 <= i < count]
+    if check.role != "near_miss" or not first:
+        first = list(range(min(FIRST_CHUNK, count)))
+    rest = [i for i in range(count) if i not in first]
+    return [first] + [rest[i : i + CHUNK] for i in range(0, len(rest), CHUNK)]
+
+
+async def score_check(
+    check: Check, row: dict, hidden: dict, client: Any, score_code: Callable
+) -> tuple[dict, int]:
+    """(verdict, tests executed) of one check, scored as a model answer is scored.
+
+    A reference (and every browser check) runs on all hidden tests at once. A negative
+    control or near-miss runs chunk by chunk and stops at the first chunk it fails: since a
+    task passes only when every hidden test passes, failing a subset is failing the task, so
+    this proves the same thing with fewer runs.
+    """
+    if check.must_pass or row.get("modality") != "program" or not hidden["tests"]:
+        verdict = await score_code(row, hidden, check.code, client)
+        return verdict, len(verdict.get("tests") or [])
+    ran = 0
+    verdict: dict = {}
+    for chunk in failure_order(check, hidden):
+        part = {**hidden, "tests": [hidden["tests"][i] for i in chunk]}
+        verdict = await score_code(row, part, check.code, client)
+        ran += len(chunk)
+        if not verdict["passed"]:
+            break
+    return verdict, ran
+
+
 async def execute(
     checks: list[Check],
     rows: dict[str, dict],
@@ -110,14 +148,12 @@ async def execute(
             except asyncio.QueueEmpty:
                 return
             check = checks[index]
-            # Every check runs on the task's hidden tests, exactly as a model answer is scored
-            # (a near-miss's distinguishing inputs, `near_miss_tests`, index into them).
-            verdict = await score_code(
-                rows[check.task_id], hidden[check.task_id], check.code, client
+            verdict, ran = await score_check(
+                check, rows[check.task_id], hidden[check.task_id], client, score_code
             )
             summary.checks_run += 1
             summary.by_role[check.role] += 1
-            summary.tests_run += len(verdict.get("tests") or [])
+            summary.tests_run += ran
             if verdict["passed"] != check.must_pass:
                 failures[index] = {
                     "task_id": check.task_id,
