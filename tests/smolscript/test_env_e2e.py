@@ -30,7 +30,9 @@ def vf_eval(base_url: str, model: str, out: Path, env_args: dict) -> subprocess.
 
 def test_vf_eval_completions_every_language(local_model_base_url, local_model_name, tmp_path):
     ensure_service()
-    run = vf_eval(local_model_base_url, local_model_name, tmp_path, {"per_language": 2})
+    # 18 tasks; a 64-token budget override keeps generation short (the wiring is under test)
+    run = vf_eval(local_model_base_url, local_model_name, tmp_path,
+                  {"per_language": 2, "max_tokens": 64})
     assert run.returncode == 0, run.stderr[-3000:]
     results = list(tmp_path.rglob("results.jsonl"))
     assert len(results) == 1
@@ -43,6 +45,7 @@ def test_vf_eval_completions_every_language(local_model_base_url, local_model_na
         assert row["reward"] == metrics["passed"]
         assert "raw_completion" in info and "evaluated_code" in info
         assert info["template_id"] == "smolscript-completion-v1"
+        assert info["max_tokens"] == 64 and info["budget_overridden"]
         assert info["verdict"]["passed"] == bool(metrics["passed"])
         if info["evaluated_code"] is not None and info["language"] != "html":
             # the prompt's header is part of what was evaluated (prefix + continuation),
