@@ -205,10 +205,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         log_path = args.phrase_log or CACHE / f"phrases-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        requested = rounds = resumed = 0
+        requested = returned = rounds = resumed = 0
         if args.resume and log_path.is_file():
             previous = load_replay(log_path)
-            resumed = requested = len(previous)
+            resumed = requested = returned = len(previous)
             builder.offer_all(previous)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
         with Progress(*columns, TimeElapsedColumn(), console=console) as progress:
@@ -223,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
                     console.print(f"[red]error:[/red] {exc}")
                     return 2
                 requested += args.batch_size
+                returned += len(phrases)
                 rounds += 1
                 with log_path.open("a") as log:
                     for seed_phrase in phrases:
@@ -239,7 +240,8 @@ def run(args: argparse.Namespace) -> int:
             "rounds": rounds,
             "phrases_requested": requested,
             "phrases_resumed_from_log": resumed,
-            "phrases_returned": builder.stats.offered,
+            "phrases_returned": returned,
+            "phrases_offered_until_complete": builder.stats.offered,
             "seconds": round(time.monotonic() - started, 1),
             "phrase_log": str(log_path.relative_to(ROOT))
             if log_path.is_relative_to(ROOT)
