@@ -196,14 +196,19 @@ def bar_chart(summary: Mapping[str, Any], path: str | Path, title: str = "SmolSc
     syntax = [summary["per_language"][lang]["syntax_success"] for lang in langs]
     fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100)
     xs = range(len(langs))
-    ax.bar([x - 0.2 for x in xs], passes, width=0.4, label="Pass@1")
+    bars = ax.bar([x - 0.2 for x in xs], passes, width=0.4, label="Pass@1")
+    ax.bar_label(bars, fmt="%.1f", fontsize=8)
     ax.bar([x + 0.2 for x in xs], syntax, width=0.4, label="Syntax success", alpha=0.6)
     ax.set_xticks(list(xs), names)
     ax.set_ylim(0, 100)
     ax.set_ylabel("% of tasks")
     score = summary["smolscript_score"]
-    label = (f"SmolScript Score {score:.1f}" if score is not None
-             else f"filtered macro {_fmt(summary['filtered_macro_score'])} ({summary['status']})")
+    if score is not None:
+        label = f"SmolScript Score {score:.1f}"
+    elif summary["filtered_macro_score"] is not None:
+        label = f"filtered_macro_score {summary['filtered_macro_score']:.1f} (not official)"
+    else:
+        label = summary["status"]
     ax.set_title(f"{title}: {label}")
     ax.legend()
     fig.tight_layout()
