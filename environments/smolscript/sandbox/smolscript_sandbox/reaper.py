@@ -12,10 +12,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import signal
+import subprocess
 from collections.abc import Iterator
 
 PR_SET_CHILD_SUBREAPER = 36
+KILL = "/usr/bin/kill"
 
 
 class Reaper:
@@ -57,16 +58,39 @@ class Reaper:
         """
         if self._spawning:
             return 0
-        me = os.getpid()
         reaped = 0
-        for pid, ppid, state, _uid, name in list_processes():
+        for pid in child_pids():
+            if pid in self._tracked:
+                continue
+            state, name = _state_and_name(pid)
             # Only bwrap's helpers are ever orphaned to us; other children (Playwright's
             # driver, subprocess.run) are waited for by their own owners.
-            if ppid == me and state == "Z" and name == "bwrap" and pid not in self._tracked:
+            if state == "Z" and name == "bwrap":
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
                     reaped += 1
         return reaped
+
+
+def child_pids() -> set[int]:
+    """Pids of this process's children (all threads), from /proc/self/task/*/children."""
+    pids: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as fh:
+                pids.update(int(p) for p in fh.read().split())
+    return pids
+
+
+def _state_and_name(pid: int) -> tuple[str, str]:
+    """(state letter, command name) of `pid` from /proc/<pid>/stat, ("", "") if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as fh:
+            line = fh.read()
+    except OSError:
+        return "", ""
+    name = line[line.find("(") + 1 : line.rfind(")")]
+    return line[line.rfind(")") + 2 : line.rfind(")") + 3], name
 
 
 def list_processes() -> list[tuple[int, int, str, int, str]]:
@@ -95,17 +119,24 @@ def list_processes() -> list[tuple[int, int, str, int, str]]:
     return rows
 
 
-def kill_uid(uid: int) -> int:
-    """SIGKILL every live process whose real uid is `uid` (never 0); returns how many."""
+def kill_uid(uid: int) -> None:
+    """SIGKILL every process running as `uid` (never 0).
+
+    Runs `kill -9 -1` as that uid: the kernel signals every process the uid may signal (its
+    own, including non-dumpable ones that hide their /proc entry), except the kill itself.
+    """
     if uid == 0:
         raise ValueError("refusing to sweep uid 0")
-    killed = 0
-    for pid, _ppid, state, puid, _name in list_processes():
-        if puid == uid and state != "Z":
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-    return killed
+    subprocess.run(
+        [KILL, "-9", "-1"],
+        user=uid,
+        group=uid,
+        extra_groups=[],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        timeout=10,
+    )
 
 
 REAPER = Reaper()
