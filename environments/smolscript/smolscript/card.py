@@ -134,7 +134,8 @@ breakpoints; DOM tasks check event handling in a real browser.
   oracle, and statements of a small imperative IR. One generic emitter spells the IR in
   Python, JavaScript, C (C11), C++ (C++17), Lua 5.4, C# (Mono, C# 7.2 subset) and Rust
   (edition 2021, std only), so shared tasks across languages are deliberate translations.
-- Hidden tests: edge cases of the input domain plus seeded samples (12 per task), expected
+- Hidden tests: edge cases of the input domain plus seeded samples (12 per task, plus up to
+  2 inputs that expose the near-miss when the 12 do not), expected
   values computed by the oracle and compared exactly as canonical stdout (no floats).
 - Each task has a negative control (a deliberately wrong solution: +1, negated, or an extra
   item) and, where the grammar allows, a near-miss (a stage left out or a predicate weakened)
@@ -148,8 +149,10 @@ breakpoints; DOM tasks check event handling in a real browser.
   (oracle outputs on a fixed probe set); web tasks have unique structural specs. Instruction
   pairs with word-trigram Jaccard >= {trig["threshold"]} are flagged and kept only with a
   behavioural reason: {trig["flagged_count"]} flagged pairs in the default edition
-  ({full_trig["flagged_count"]} in full2000), all differing in their operations and
-  fingerprints. This is a finite behavioural audit, not a proof of semantic uniqueness.
+  ({full_trig["flagged_count"]} in full2000); {trig["flagged_count"] - trig["rejected_count"]}
+  of them are kept because their operations and behavioural fingerprints (programs) or
+  structural specs (web tasks) differ. This is a finite behavioural audit, not a proof of
+  semantic uniqueness.
   Details: `audit_report.json`.
 
 ## Editions
