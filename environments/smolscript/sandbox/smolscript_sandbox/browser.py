@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smolscript_sandbox.isolation import Identity, bwrap_argv
+from smolscript_sandbox.isolation import Identity, bwrap_argv, drop_argv
 from smolscript_sandbox.limits import GIB, MIB, Limits
 from smolscript_sandbox.reaper import kill_uid
 
@@ -67,15 +67,7 @@ def write_wrapper(path: Path, identity: Identity, pidfile: Path) -> None:
     del inner[i : i + 3]
     inner[inner.index("--chdir") + 1] = "/tmp"
     inner = [part for part in inner if not part.startswith("--cpu=")]
-    drop = []
-    if identity.uid is not None:
-        drop = [
-            "setpriv",
-            f"--reuid={identity.uid}",
-            f"--regid={identity.gid}",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ]
+    drop = drop_argv(identity)
     command = " ".join(shlex.quote(part) for part in [*drop, *inner])
     path.write_text(f'#!/bin/sh\necho $$ > {shlex.quote(str(pidfile))}\nexec {command} "$@"\n')
     os.chmod(path, 0o755)

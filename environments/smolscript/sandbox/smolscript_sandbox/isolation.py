@@ -1,7 +1,7 @@
 """Bubblewrap command lines for one sandboxed process, and the start-up isolation check.
 
-Order of privilege drop (DESIGN.md): the service switches to the slot's unprivileged uid in the
-child (subprocess `user=`/`group=`), then `prlimit` lowers the rlimits, then `bwrap` builds the
+Order of privilege drop (DESIGN.md): `setpriv` switches to the slot's unprivileged uid (no
+groups, no capabilities), then `prlimit` lowers the rlimits, then `bwrap` builds the
 namespaces as that uid. bwrap is never run as root with a uid option (that would map the
 sandbox to real uid 0).
 """
@@ -33,6 +33,26 @@ class Identity:
 
     uid: int | None
     gid: int | None
+
+
+def drop_argv(identity: Identity) -> list[str]:
+    """Command prefix that switches to the identity's uid/gid with no supplementary groups
+    (setpriv, util-linux); empty when the identity keeps the service's own.
+
+    setpriv in the command line rather than subprocess's user=/group= keeps the spawn cheap:
+    CPython can only vfork when it does not change ids itself (measured here: 0.26 ms instead
+    of 4.6 ms of service CPU per process).
+    """
+    if identity.uid is None:
+        return []
+    return [
+        "setpriv",
+        f"--reuid={identity.uid}",
+        f"--regid={identity.gid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--",
+    ]
 
 
 def _root_layout() -> list[str]:
@@ -134,7 +154,7 @@ def isolation_mode() -> str:
     Raises IsolationUnavailable when neither holds: a non-root service outside a container
     cannot give slots distinct uids, and there is no unisolated fallback.
     """
-    for tool in ("bwrap", "prlimit"):
+    for tool in ("bwrap", "prlimit", "setpriv"):
         if shutil.which(tool) is None:
             raise IsolationUnavailable(
                 f"{tool} not found: install bubblewrap and util-linux "
@@ -152,13 +172,10 @@ def isolation_mode() -> str:
 
 def probe(identity: Identity, job_dir: Path, limits: Limits) -> None:
     """Run `true` in a real sandbox as `identity`; raise IsolationUnavailable if it fails."""
-    argv = bwrap_argv(["/usr/bin/true"], job_dir, limits, writable_job=False)
+    argv = drop_argv(identity) + bwrap_argv(["/usr/bin/true"], job_dir, limits, writable_job=False)
     try:
         done = subprocess.run(
             argv,
-            user=identity.uid,
-            group=identity.gid,
-            extra_groups=[] if identity.uid is not None else None,
             capture_output=True,
             timeout=20,
             check=False,

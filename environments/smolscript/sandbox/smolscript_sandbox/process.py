@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from smolscript_sandbox.isolation import Identity, bwrap_argv
+from smolscript_sandbox.isolation import Identity, bwrap_argv, drop_argv
 from smolscript_sandbox.limits import Limits
 from smolscript_sandbox.reaper import REAPER
 
@@ -100,7 +100,7 @@ async def run_sandboxed(
     Raises OSError only when the process cannot be spawned at all (an infrastructure fault).
     """
     status_r, status_w = os.pipe()
-    cmd = bwrap_argv(
+    cmd = drop_argv(identity) + bwrap_argv(
         argv, job_dir, limits, writable_job=writable_job, status_fd=status_w, extra_env=extra_env
     )
     start = time.monotonic()
@@ -113,9 +113,6 @@ async def run_sandboxed(
                 stderr=asyncio.subprocess.PIPE,
                 pass_fds=(status_w,),
                 start_new_session=True,
-                user=identity.uid,
-                group=identity.gid,
-                extra_groups=[] if identity.uid is not None else None,
                 cwd="/",
                 env={"PATH": "/usr/bin:/bin"},
             )

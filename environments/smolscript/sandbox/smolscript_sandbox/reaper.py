@@ -128,10 +128,7 @@ def kill_uid(uid: int) -> None:
     if uid == 0:
         raise ValueError("refusing to sweep uid 0")
     subprocess.run(
-        [KILL, "-9", "-1"],
-        user=uid,
-        group=uid,
-        extra_groups=[],
+        ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", KILL, "-9", "-1"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=False,
