@@ -76,3 +76,19 @@ def test_family_and_fingerprint():
     assert same != fingerprint("list[int]", (Stage("countif", "odd"),))
     with pytest.raises(KeyError):
         parse_stage("nosuchop:1")
+
+
+@pytest.mark.parametrize(
+    ("stages", "expected"),
+    [
+        (("filter:gt:5", "sum"), "list[int]|filter:gt>sum"),
+        (("take:3", "slength"), "str|take:K>slength"),
+        (("wjoin:-",), "list[str]|wjoin:K"),
+        (("cmap:caesar:13", "keep:digit"), "str|cmap:caesar>keep:digit"),
+    ],
+)
+def test_structure_key_ignores_constants(stages, expected):
+    from smolscript.generate import structure_key
+
+    parsed = tuple(parse_stage(s) for s in stages)
+    assert structure_key(parsed[0].spec.in_type, parsed) == expected

@@ -100,6 +100,16 @@ def stage_key(stages: tuple[Stage, ...]) -> str:
     return ">".join(f"{s.op}:{s.arg}" if s.arg else s.op for s in stages)
 
 
+def structure_key(kind: str, stages: tuple[Stage, ...]) -> str:
+    """The operation structure: input type, ops and the kinds (not constants) of their
+    arguments, e.g. ``list[int]|filter:gt>map:add>sum``; ``take:3``/``wjoin:-`` give ``K``."""
+
+    def kind_of(arg: str) -> str:
+        return arg.split(":")[0] if arg[:1].isalpha() else "K"
+
+    return kind + "|" + ">".join(f"{s.op}:{kind_of(s.arg)}" if s.arg else s.op for s in stages)
+
+
 def family_of(stages: tuple[Stage, ...]) -> str:
     """frequency if any frequency op, combinations if ops of 2+ families, else that family."""
     families = {stage.spec.family for stage in stages}
@@ -256,7 +266,7 @@ def generate_pool(sizes: dict[str, int], seed: int = 0) -> list[TaskDef]:
                 continue
             if len(stages) not in STAGE_COUNTS[difficulty] or family_of(stages) != family:
                 continue
-            structure = kind + "|" + ">".join(f"{s.op}:{s.arg.split(':')[0]}" for s in stages)
+            structure = structure_key(kind, stages)
             if structures[structure] >= MAX_PER_STRUCTURE:
                 continue
             domain = DOMAINS[difficulty][kind]
