@@ -59,22 +59,21 @@ async def _read_head(
                 on_overflow()
 
 
-async def _read_status(fd: int) -> list[dict]:
-    """Collect bwrap's JSON status lines from the read end of its status pipe."""
+async def _read_status(fd: int, into: list[dict]) -> None:
+    """Append bwrap's JSON status lines from its status pipe to `into` as they arrive (so
+    that what was read survives a cancelled wait: a lingering bwrap helper can keep the pipe
+    open after the job ended)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     transport, _ = await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
     )
     try:
-        data = await reader.read()
+        while line := await reader.readline():
+            with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError):
+                into.append(json.loads(line))
     finally:
         transport.close()
-    lines = []
-    for line in data.decode("utf-8", "replace").splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            lines.append(json.loads(line))
-    return lines
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -122,7 +121,8 @@ async def run_sandboxed(
         raise
     finally:
         os.close(status_w)
-    status_task = asyncio.create_task(_read_status(status_r))
+    statuses: list[dict] = []
+    status_task = asyncio.create_task(_read_status(status_r, statuses))
     overflowed = False
 
     def stdout_overflow() -> None:
@@ -158,7 +158,6 @@ async def run_sandboxed(
             out_task.result() if out_task in done else (b"", False),
             err_task.result() if err_task in done else (b"", False),
         )
-        statuses = status_task.result() if status_task in done else []
     finally:
         feed_task.cancel()
         if proc.returncode is None:
