@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES
 from smolscript.prompts import (
     BUDGET_CAP,
