@@ -200,7 +200,8 @@ def bar_chart(summary: Mapping[str, Any], path: str | Path, title: str = "SmolSc
     ax.bar_label(bars, fmt="%.1f", fontsize=8)
     ax.bar([x + 0.2 for x in xs], syntax, width=0.4, label="Syntax success", alpha=0.6)
     ax.set_xticks(list(xs), names)
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 110)
+    ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("% of tasks")
     score = summary["smolscript_score"]
     if score is not None:
@@ -210,7 +211,7 @@ def bar_chart(summary: Mapping[str, Any], path: str | Path, title: str = "SmolSc
     else:
         label = summary["status"]
     ax.set_title(f"{title}: {label}")
-    ax.legend()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
