@@ -154,3 +154,16 @@ async def test_an_empty_completion_is_kept_as_a_model_outcome(tiny):
     client = RecordingClient(None)
     assert await _ask(load_environment(), client) == ""
     assert len(client.seen) == 1  # not retried
+
+
+async def test_a_failed_rollout_stops_the_run_and_an_overlong_prompt_fails_explicitly(tiny):
+    rubric = load_environment(service_url=closed_port_url()).rubric
+    failed = _state("python-easy-000", "")
+    failed["error"] = RuntimeError("model endpoint refused the connection")
+    with pytest.raises(ScoringInfraError, match="rollout failed"):
+        await rubric.score_group([failed])
+    overlong = _state("python-easy-001", "")
+    overlong["prompt_too_long"] = True
+    await rubric.score_group([overlong])
+    assert overlong["reward"] == 0.0
+    assert overlong["info"]["verdict"]["status"] == "prompt_too_long"

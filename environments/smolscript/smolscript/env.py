@@ -31,7 +31,7 @@ from smolscript.prompts import (
     make_token_counter,
     token_budget,
 )
-from smolscript.scoring import resolve_service_url, score_code
+from smolscript.scoring import ScoringInfraError, outcome, resolve_service_url, score_code
 
 VERDICT_KEY = "smolscript"
 
@@ -122,14 +122,22 @@ class SmolscriptRubric(vf.Rubric):
 
         info = state.get("info") or {}
         task = self.tasks[info["id"]]
+        if state.get("error") is not None:
+            # The model endpoint failed (empty answers are already kept as answers): an
+            # infrastructure failure, never a model's 0.
+            raise ScoringInfraError(f"{task['id']}: rollout failed: {state['error']!r}")
         raw = completion_text(state.get("completion"))
         assembly = assemble_completion(task, raw)
-        url = await self.service_url()
-        _, semaphore = self._gate()
         started = time.monotonic()
-        async with semaphore, SandboxClient(url, max_concurrency=1) as client:
-            verdict = await score_code(task, self.hidden[task["id"]], assembly.code, client,
-                                       assembly.note)
+        if state.get("prompt_too_long"):
+            verdict = outcome(False, False, 0.0, "prompt_too_long",
+                              "prompt plus budget exceed the model context (never truncated)", [])
+        else:
+            url = await self.service_url()
+            _, semaphore = self._gate()
+            async with semaphore, SandboxClient(url, max_concurrency=1) as client:
+                verdict = await score_code(task, self.hidden[task["id"]], assembly.code, client,
+                                           assembly.note)
         state[VERDICT_KEY] = verdict
         info.update({"raw_completion": raw, "evaluated_code": assembly.code,
                      "assembly": {"mode": assembly.mode, "note": assembly.note},
