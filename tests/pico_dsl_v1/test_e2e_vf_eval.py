@@ -20,11 +20,11 @@ def test_vf_eval_saves_every_metric(
     vf_eval = Path(sys.executable).parent / "vf-eval"
     command = [
         str(vf_eval), "pico-dsl-v1", "-b", local_model_base_url, "-k", "SMOL_ENVS_LOCAL_API_KEY",
-        "-m", local_model_name, "-n", "12", "-r", "1", "-t", "160", "-T", "0", "-s", "-d",
+        "-m", local_model_name, "-n", "12", "-r", "1", "-t", "96", "-T", "0", "-s", "-d",
         "-o", str(tmp_path),
     ]  # fmt: skip
     result = subprocess.run(
-        command, capture_output=True, text=True, timeout=420, env={**os.environ, "CI": "1"}
+        command, capture_output=True, text=True, timeout=590, env={**os.environ, "CI": "1"}
     )
     assert result.returncode == 0, result.stderr[-3000:]
     [results] = list(tmp_path.rglob("results.jsonl"))
