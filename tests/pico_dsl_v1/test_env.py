@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from collections import Counter
 from typing import Any
 
@@ -153,9 +152,6 @@ def test_scripted_rollouts_and_empty_answers_are_kept_not_retried() -> None:
     )
     outputs = results["outputs"]
     assert endpoint.requests == 6  # no retry of the two empty answers
-    by_question = {}
-    for output in outputs:
-        by_question[json.dumps(output["prompt"][-1]["content"])] = output
     empties = [o for o in outputs if o["metrics"]["empty_response"] == 1.0]
     assert len(empties) == 2
     assert all(o["reward"] == 0.0 and o["error"] is None for o in empties)

@@ -42,14 +42,7 @@ METRIC_DOCS: dict[str, str] = {
 
 def completion_text(completion: Any) -> str:
     """Text of the last assistant message (or the completion itself when it is a string)."""
-    if isinstance(completion, str):
-        return completion
-    parser = vf.Parser()
-    messages = parser.get_assistant_messages(completion or [])
-    if not messages:
-        return ""
-    content = parser._message_field(messages[-1], "content", "") or ""
-    return parser._content_to_text(content)
+    return vf.Parser().parse_answer(completion or []) or ""
 
 
 class PicoAnswerParser(vf.Parser):
