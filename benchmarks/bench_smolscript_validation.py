@@ -92,7 +92,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     full = asyncio.run(validate_full(args.data, url=args.url))
     after = ensure_service(args.url)["cpu_s"]
-    cpu = (after["service"] - before["service"]) + (after["children"] - before["children"])
+    cpu = sum(after[k] - before[k] for k in ("service", "children", "browsers"))
     print(
         f"full validation: status={full.status} checks={full.checks_run}/{full.checks_planned} "
         f"{full.by_role} tests={full.tests_run} wall={full.wall_s:.1f} s "
@@ -101,7 +101,7 @@ def main() -> None:
     if full.failure or full.reason:
         print(f"  {full.failure or full.reason}")
     print(
-        f"  CPU used by the service and its sandboxes: {cpu:.1f} s "
+        f"  CPU used by the service, its sandboxes and its browsers: {cpu:.1f} s "
         f"(= {cpu / 2:.1f} s of wall time on 2 idle cores); host load average "
         f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
     )

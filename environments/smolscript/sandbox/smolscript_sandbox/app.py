@@ -123,7 +123,12 @@ class Service:
             "fingerprint": self.fingerprint,
             "jobs": dict(self.jobs),
             "uptime_s": round(time.time() - self.started, 1),
-            "cpu_s": cpu_seconds(),
+            "cpu_s": {
+                **cpu_seconds(),
+                "browsers": browser_cpu_seconds(
+                    {slot.identity.uid for slot in self.browsers.slots} - {None}
+                ),
+            },
             "pid": os.getpid(),
             "state_dir": str(self.config.state_dir),
         }
@@ -138,6 +143,26 @@ def cpu_seconds() -> dict[str, float]:
         "service": round(own.ru_utime + own.ru_stime, 3),
         "children": round(kids.ru_utime + kids.ru_stime, 3),
     }
+
+
+def browser_cpu_seconds(uids: set[int]) -> float:
+    """CPU seconds of the live browser processes of these uids, including what they reaped
+    (fields utime, stime, cutime, cstime of /proc/<pid>/stat); 0 without per-slot uids."""
+    if not uids:
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    with os.scandir("/proc") as entries:
+        for entry in entries:
+            try:
+                if not entry.name.isdigit() or entry.stat().st_uid not in uids:
+                    continue
+                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(f) for f in fields[11:15])
+    return round(total / ticks, 3)
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
