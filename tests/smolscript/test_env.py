@@ -44,6 +44,7 @@ def test_rows_hold_raw_prompts_budgets_and_template(tiny):
     assert rows[0]["prompt"] == "# Add 0.\n# Integer n from 0 to 9.\ndef solve(n):\n"
     info = rows[0]["info"]
     assert info["max_tokens"] == 128 and info["template_id"].startswith("smolscript-completion")
+    assert len(info["dataset_sha256"]) == 64  # results name the dataset build they ran on
     override = load_environment(languages="python", max_tokens=17).get_eval_dataset()
     assert override[0]["info"]["max_tokens"] == 17 and override[0]["info"]["budget_overridden"]
 

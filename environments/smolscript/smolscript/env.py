@@ -191,7 +191,8 @@ def _first_per_language(tasks: Sequence[Mapping[str, Any]], k: int) -> list[Mapp
     return kept
 
 
-def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None) -> list[dict]:
+def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None, dataset_sha256: str
+          ) -> list[dict]:
     rows = []
     for task in tasks:
         rows.append({
@@ -202,7 +203,8 @@ def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None) -> list[di
                      "difficulty": task["difficulty"],
                      "max_tokens": token_budget(task["language"], task["difficulty"], max_tokens),
                      "template_id": TEMPLATE_ID, "assembly_version": ASSEMBLY_VERSION,
-                     "budget_overridden": max_tokens is not None},
+                     "budget_overridden": max_tokens is not None,
+                     "dataset_sha256": dataset_sha256},
         })
     return rows
 
@@ -255,7 +257,7 @@ def load_environment(
         tasks = tasks[:num_examples]
     if not tasks:
         raise data.DataError("the selection holds no tasks")
-    rows = _rows(tasks, max_tokens)
+    rows = _rows(tasks, max_tokens, data.dataset_hash(edition))
     if context_length is not None:
         check_context([(r["info"]["id"], r["prompt"], r["info"]["max_tokens"]) for r in rows],
                       context_length, make_token_counter(tokenizer))
