@@ -21,9 +21,10 @@ SUBSET = {"difficulties": ["moderate"]}
 
 @pytest.fixture(scope="module")
 def service_url() -> str:
-    info = ensure_service()
+    url = default_url()
+    info = ensure_service(url)  # started (or reused) at the very URL the evaluator is given
     assert info["browser"]["error"] is None, info["browser"]
-    return default_url()
+    return url
 
 
 @pytest.fixture(scope="module")
