@@ -19,6 +19,7 @@ from typing import Any
 
 import verifiers as vf
 from pico_dsl_v1 import load_environment
+from pico_dsl_v1.env import rollout_state
 from verifiers.types import State
 
 
@@ -42,17 +43,7 @@ def make_states(records: list[dict[str, Any]], total: int) -> list[State]:
     for k in range(total):
         record = records[k % len(records)]
         text = completions(record["answer"])[(k // len(records)) % 6]
-        state = State(
-            input={
-                "prompt": record["prompt"],
-                "answer": record["answer"],
-                "info": record["info"],
-                "example_id": k,
-            }
-        )
-        state["prompt"] = record["prompt"]
-        state["completion"] = [{"role": "assistant", "content": text}]
-        state["trajectory"] = []
+        state = rollout_state(record, k, text)
         states.append(state)
     return states
 

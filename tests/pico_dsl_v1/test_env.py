@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections import Counter
-from typing import Any
 
 import pytest
 import verifiers as vf
 from pico_dsl_v1 import load_environment
-from pico_dsl_v1.env import METRIC_FUNCS, build_rubric
+from pico_dsl_v1.env import METRIC_FUNCS, build_rubric, rollout_state
 from pico_dsl_v1.score import METRIC_NAMES
-from verifiers.types import State
 
 from .conftest import ScriptedEndpoint
 
@@ -93,24 +91,11 @@ def test_rubric_has_one_headline_reward() -> None:
         }
 
 
-def _state(record: dict[str, Any], index: int, content: str) -> State:
-    state = State(
-        input={
-            "prompt": record["prompt"],
-            "answer": record["answer"],
-            "info": record["info"],
-            "example_id": index,
-        }
-    )
-    state["prompt"] = record["prompt"]
-    state["completion"] = [{"role": "assistant", "content": content}]
-    state["trajectory"] = []
-    return state
-
-
 def test_every_gold_answer_scores_one_through_the_real_rubric(env: vf.Environment) -> None:
     records = env.get_eval_dataset().to_list()
-    states = [_state(r, i, f"<answer>\n{r['answer']}\n</answer>") for i, r in enumerate(records)]
+    states = [
+        rollout_state(r, i, f"<answer>\n{r['answer']}\n</answer>") for i, r in enumerate(records)
+    ]
     asyncio.run(env.rubric.score_group(states))
     for state in states:
         assert state["reward"] == 1.0, state["info"]["id"]
@@ -130,7 +115,7 @@ def test_parse_once_per_rollout(env: vf.Environment, monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(env_module, "parse_answer", counting)
     record = env.get_eval_dataset().to_list()[0]
-    state = _state(record, 0, "no tags here")
+    state = rollout_state(record, 0, "no tags here")
     asyncio.run(env.rubric.score_group([state]))
     assert calls["parse"] == 1
     assert state["pico_dsl_v1_parse_reason"] == "no answer tag"

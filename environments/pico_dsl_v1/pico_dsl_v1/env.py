@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
-from verifiers.types import Response, ResponseMessage
+from verifiers.types import Response, ResponseMessage, State
 
 from .data import (
     DATASET_MODES,
@@ -100,6 +100,31 @@ def build_rubric(parser: vf.Parser | None = None) -> vf.Rubric:
     funcs = [*METRIC_FUNCS, empty_response]
     weights = [REWARD_WEIGHTS[f.__name__] for f in METRIC_FUNCS] + [0.0]
     return vf.Rubric(funcs=funcs, weights=weights, parser=parser or PicoAnswerParser())
+
+
+def rollout_state(record: dict[str, Any], index: int, content: str) -> State:
+    """A finished single-turn rollout state for `record` whose answer text is `content`.
+
+    Args:
+        record: a dataset record (`prompt`, `answer`, `info`), as `to_record` builds it.
+        index: the rollout's example_id.
+        content: the assistant message text to score.
+    Returns the state as verifiers 0.3.1's rollout leaves it (prompt, one assistant message,
+    empty trajectory), so that `rubric.score_group` can score it without a model: used by the
+    gold-answer check and the rubric benchmark.
+    """
+    state = State(
+        input={
+            "prompt": record["prompt"],
+            "answer": record["answer"],
+            "info": record["info"],
+            "example_id": index,
+        }
+    )
+    state["prompt"] = record["prompt"]
+    state["completion"] = [{"role": "assistant", "content": content}]
+    state["trajectory"] = []
+    return state
 
 
 class PicoDslEnv(vf.SingleTurnEnv):
