@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -12,12 +11,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _serve_module():
-    spec = importlib.util.spec_from_file_location(
-        "serve_local_model", REPO / "scripts" / "serve_local_model.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from smol_envs_core import serve
+
+    return serve
 
 
 @pytest.fixture(scope="session")

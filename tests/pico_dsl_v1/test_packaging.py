@@ -1,4 +1,5 @@
-"""Packaging: the wheel, installed alone in a fresh venv outside the repo, loads the 480 rows."""
+"""Packaging: the wheel, installed in a fresh venv outside the repo with only its published
+dependencies (the shared smol-envs-core wheel among them), loads the 480 rows."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from .conftest import BENCHMARK, REPO
 
 pytestmark = pytest.mark.integration
 PACKAGE = REPO / "environments" / "pico_dsl_v1"
+CORE = REPO / "packages" / "smol_envs_core"
 CHECK = (
     "import pico_dsl_v1, sys; from pico_dsl_v1 import load_environment; "
     "env = load_environment(); ds = env.get_eval_dataset(); "
@@ -26,10 +28,13 @@ def test_wheel_installed_alone_loads_the_benchmark(tmp_path: Path) -> None:
     uv = shutil.which("uv")
     assert uv, "uv is needed to build and install the wheel"
     dist = tmp_path / "dist"
-    subprocess.run(
-        [uv, "build", "--wheel", "--out-dir", str(dist), str(PACKAGE)], check=True, timeout=180
-    )
+    for package in (PACKAGE, CORE):
+        subprocess.run(
+            [uv, "build", "--wheel", "--out-dir", str(dist), str(package)], check=True,
+            timeout=180,
+        )
     wheel = next(dist.glob("pico_dsl_v1-*.whl"))
+    core = next(dist.glob("smol_envs_core-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         packaged = archive.read("pico_dsl_v1/data/pico_dsl_v1_benchmark.jsonl")
     assert packaged == BENCHMARK.read_bytes()
@@ -37,7 +42,8 @@ def test_wheel_installed_alone_loads_the_benchmark(tmp_path: Path) -> None:
     subprocess.run([uv, "venv", "--python", sys.executable, str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     subprocess.run(
-        [uv, "pip", "install", "--python", str(python), str(wheel)], check=True, timeout=600
+        [uv, "pip", "install", "--python", str(python), str(wheel), str(core)], check=True,
+        timeout=600,
     )
     clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     result = subprocess.run(

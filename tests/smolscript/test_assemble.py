@@ -13,8 +13,8 @@ from smolscript.assemble import (
     assemble_prediction,
     body_of_reference,
     code_head,
+    normalize,
     sources_equal,
-    strip_special_tokens,
 )
 
 pytestmark = pytest.mark.unit
@@ -172,12 +172,21 @@ def test_rejections_carry_a_reason():
     assert assemble_completion(PY, "```py\nx").note == "unfinished_fence"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("abc<|endoftext|>", "abc"), ("abc<|im_end|>junk", "abc"), ("abc<|", "abc"),
-    ("abc<|im_e", "abc"), ("a</s>", "a"), ("<p>a</", "<p>a</"), ("abc<", "abc<"),
+@pytest.mark.parametrize(("text", "language", "expected"), [
+    ("abc<|endoftext|>", "python", "abc"), ("abc<|im_end|>junk", "python", "abc<|im_end|>junk"),
+    ("abc<|", "python", "abc"), ("abc<|im_e", "python", "abc"), ("a</s>", "python", "a"),
+    ("<p>a</", "html", "<p>a</"), ("abc<", "python", "abc<"),
+    ("<s>old</s>", "html", "<s>old</s>"), ("<s>old</s><|im_end|>", "html", "<s>old</s>"),
+    ("a\r\nb<|im_end|>\n", "lua", "a\nb"),
 ])
-def test_strip_special_tokens(text, expected):
-    assert strip_special_tokens(text) == expected
+def test_normalize_strips_end_markers_only_at_the_end(text, language, expected):
+    assert normalize(text, language) == expected
+
+
+def test_html_strikethrough_close_tag_is_code_not_a_stop_token():
+    raw = 'p><s>old</s> <input type="text" id="q"></p>\n<|im_end|>'
+    code = assemble_completion(HTML, raw).code
+    assert code == '<p><s>old</s> <input type="text" id="q"></p>\n'
 
 
 @pytest.mark.parametrize("task", [PY, C, CS, RS, LUA, JS, CPP])

@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from smol_envs_core.errors import InfrastructureError
 from smolscript.data import DataError
 from smolscript.env import (
     REWARD_FUNCS,
@@ -75,9 +76,9 @@ def ours(env) -> SmolscriptRubric:
 def test_rubric_has_one_headline_reward(tiny):
     rubric = ours(load_environment())
     names = [f.__name__ for f in rubric.funcs]
-    assert names == ["passed", "syntax_ok", "hidden_test_pass_rate"]
+    assert names == ["passed", "syntax_ok", "hidden_test_pass_rate", "empty_response"]
     assert dict(zip(names, rubric.weights, strict=True)) == {
-        "passed": 1.0, "syntax_ok": 0.0, "hidden_test_pass_rate": 0.0}
+        "passed": 1.0, "syntax_ok": 0.0, "hidden_test_pass_rate": 0.0, "empty_response": 0.0}
 
 
 def _state(task_id: str, text: str) -> dict:
@@ -161,7 +162,8 @@ async def test_a_failed_rollout_stops_the_run_and_an_overlong_prompt_fails_expli
     rubric = load_environment(service_url=closed_port_url()).rubric
     failed = _state("python-easy-000", "")
     failed["error"] = RuntimeError("model endpoint refused the connection")
-    with pytest.raises(ScoringInfraError, match="rollout failed"):
+    with pytest.raises(InfrastructureError, match="model endpoint: RuntimeError: model endpoint "
+                                                  "refused"):
         await rubric.score_group([failed])
     overlong = _state("python-easy-001", "")
     overlong["prompt_too_long"] = True

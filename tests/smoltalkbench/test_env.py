@@ -4,6 +4,7 @@ import socket
 
 import pytest
 import verifiers as vf
+from smol_envs_core.errors import InfrastructureError
 from smoltalkbench import data, load_environment
 from smoltalkbench.env import METRICS, STATE_KEY, JudgedRubric
 from smoltalkbench.errors import ConfigError
@@ -63,29 +64,43 @@ def state(reply, error=None):
     }
 
 
+def down_judge(**kwargs):
+    return load_environment(
+        dataset="fixture", judge_base_url=closed_port_url(), judge_api_key_var="",
+        judge_max_retries=0, **kwargs,
+    )
+
+
 @pytest.mark.parametrize(
-    "reply, error, judge_error, reason",
+    "reply, error, component",
     [
-        ("Because of scattering.", None, 1.0, "APIConnectionError"),  # judge down: counted
-        ("", None, 0.0, "empty reply"),  # a model outcome, no judge call
-        ("partial", "model endpoint timed out", 1.0, "rollout failed"),
-        ("", vf.EmptyModelResponseError("no content"), 0.0, "empty reply"),  # kept, not retried
+        ("Because of scattering.", None, "judge http://127.0.0.1:"),  # judge down
+        ("partial", "model endpoint timed out", "model endpoint: model endpoint timed out"),
     ],
 )
-async def test_unjudgeable_samples_are_recorded_not_silent(reply, error, judge_error, reason):
-    env = load_environment(
-        dataset="fixture",
-        judge_base_url=closed_port_url(),
-        judge_api_key_var="",
-        judge_max_retries=0,
-    )
+async def test_infrastructure_failures_stop_the_run(reply, error, component):
     states = [state(reply, error)]
-    await env.rubric.score_group(states)
-    assert states[0]["metrics"]["judge_error"] == judge_error
-    assert states[0]["metrics"]["win_prob"] == 0.0 and states[0]["reward"] == 0.0
-    assert reason in states[0][STATE_KEY]["reason"]
-    if isinstance(error, vf.EmptyModelResponseError):
-        assert states[0]["error"] is None
+    with pytest.raises(InfrastructureError, match=component):
+        await down_judge().rubric.score_group(states)
+    assert "reward" not in states[0] or states[0].get("reward") is None
+
+
+@pytest.mark.parametrize(
+    "reply, error", [("", None), ("", vf.EmptyModelResponseError("no content"))]
+)
+async def test_an_empty_reply_is_a_model_outcome_without_a_judge_call(reply, error):
+    states = [state(reply, error)]
+    await down_judge().rubric.score_group(states)  # the judge is down: it is never asked
+    assert states[0]["metrics"]["judge_error"] == 0.0
+    assert states[0]["reward"] == 0.0 and "empty reply" in states[0][STATE_KEY]["reason"]
+    assert states[0]["error"] is None
+
+
+async def test_a_tolerated_judge_failure_is_counted_not_raised():
+    states = [state("Because of scattering.")]
+    await down_judge(max_judge_error_rate=0.5).rubric.score_group(states)
+    assert states[0]["metrics"]["judge_error"] == 1.0
+    assert "APIConnectionError" in states[0][STATE_KEY]["reason"]
 
 
 async def test_local_judge_scores_a_rollout(local_model_base_url, local_model_name):

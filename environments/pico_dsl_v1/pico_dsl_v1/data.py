@@ -43,6 +43,9 @@ WORD_BANDS: dict[str, tuple[int, int]] = {
     "hard": (4, 8),
 }
 GENERATED_ROUNDS = 12
+# Generated mode's default size: as many rows as the phrase list gives, up to the fixed
+# benchmark's 480 (some slice x difficulty pairs give fewer, e.g. 149 for tiny copy_case).
+GENERATED_DEFAULT_ROWS = 480
 
 
 def load_benchmark_rows() -> list[dict[str, Any]]:
@@ -76,8 +79,11 @@ def round_robin_cells(slice_: str) -> list[tuple[str, str]]:
     ]
 
 
-def select_rows(rows: list[dict[str, Any]], slice_: str, num_examples: int) -> list[dict[str, Any]]:
-    """Take `num_examples` rows round-robin over the cells of `slice_` (file order within cells).
+def select_rows(
+    rows: list[dict[str, Any]], slice_: str, num_examples: int | None = None
+) -> list[dict[str, Any]]:
+    """Take `num_examples` rows (None: all of them) round-robin over the cells of `slice_`
+    (file order within cells).
 
     Raises:
         ConfigError: unknown slice, or more rows asked for than the slice has.
@@ -89,6 +95,8 @@ def select_rows(rows: list[dict[str, Any]], slice_: str, num_examples: int) -> l
         by_cell.setdefault((row["slice"], row["complexity_level"]), []).append(row)
     cells = round_robin_cells(slice_)
     available = sum(len(by_cell.get(cell, [])) for cell in cells)
+    if num_examples is None:
+        num_examples = available
     if not 1 <= num_examples <= available:
         raise ConfigError(
             f"num_examples must be 1-{available} for slice {slice_!r}, got {num_examples}"
@@ -120,9 +128,11 @@ def _length(text: str, encoding: Any | None) -> int:
 
 
 def generate_rows(
-    num_examples: int, seed: int, difficulty: str | None, tokenizer: str, slice_: str = "mixed"
+    num_examples: int | None, seed: int, difficulty: str | None, tokenizer: str,
+    slice_: str = "mixed",
 ) -> list[dict[str, Any]]:
-    """Build `num_examples` validated rows from the built-in phrases, deterministically.
+    """Build `num_examples` validated rows from the built-in phrases, deterministically
+    (None: as many as the phrases give, up to GENERATED_DEFAULT_ROWS).
 
     Each difficulty fixes the complexity level (tiny=L1 ... hard=L4, mixed cycles all) and a
     phrase-length band (TOKEN_BANDS in tokens of the tokenizer, WORD_BANDS in words when there
@@ -137,6 +147,8 @@ def generate_rows(
     slices = SLICES if slice_ == "mixed" else (slice_,)
     if slice_ not in SLICE_CHOICES:
         raise ConfigError(f"unknown slice {slice_!r}; valid: {', '.join(SLICE_CHOICES)}")
+    at_most = num_examples is None
+    num_examples = GENERATED_DEFAULT_ROWS if num_examples is None else num_examples
     if num_examples < 1:
         raise ConfigError(f"num_examples must be >= 1, got {num_examples}")
     encoding, label = load_tokenizer(tokenizer)
@@ -167,6 +179,8 @@ def generate_rows(
             row["token_count"] = _length(text, encoding) if encoding is not None else None
             row["tokenizer"] = label
             validator.offer(row)
+    if at_most and validator.rows:
+        num_examples = min(num_examples, len(validator.rows))
     if len(validator.rows) < num_examples:
         raise ConfigError(
             f"generated mode built only {len(validator.rows)} rows for difficulty {name!r}; "

@@ -1,7 +1,8 @@
-"""verifiers wiring: load_environment, the answer parser, the rubric and empty-response handling.
+"""verifiers wiring: load_environment, the answer parser and the rubric.
 
 The only module that imports verifiers. Everything it scores comes from parse.py and score.py;
-a rollout is parsed once and its scores are cached in the rollout state.
+a rollout is parsed once (by the collection's `ScoreOnceRubric`, which also applies the shared
+infrastructure-failure policy) and its scores are kept in the rollout state.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
-from verifiers.types import Response, ResponseMessage, State
+from smol_envs_core.markers import strip_end_of_turn
+from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from verifiers.types import State
 
 from .data import (
     DATASET_MODES,
@@ -28,7 +31,6 @@ from .score import METRIC_NAMES, score_answer
 from .tokenizer import valid_tokenizers
 
 SCORES_KEY = "pico_dsl_v1_scores"
-EMPTY_KEY = "pico_dsl_v1_empty_response"
 REWARD_WEIGHTS: dict[str, float] = {name: 0.0 for name in METRIC_NAMES} | {"exact_match": 1.0}
 METRIC_DOCS: dict[str, str] = {
     "exact_match": "1.0 when all four parsed lines equal the oracle's (the reward).",
@@ -41,8 +43,9 @@ METRIC_DOCS: dict[str, str] = {
 
 
 def completion_text(completion: Any) -> str:
-    """Text of the last assistant message (or the completion itself when it is a string)."""
-    return vf.Parser().parse_answer(completion or []) or ""
+    """Text of the last assistant message (or the completion itself when it is a string), with
+    trailing end-of-turn markers (`<|im_end|>` and the like) removed."""
+    return strip_end_of_turn(vf.Parser().parse_answer(completion or []) or "")
 
 
 class PicoAnswerParser(vf.Parser):
@@ -58,22 +61,24 @@ class PicoAnswerParser(vf.Parser):
         return parse_answer(completion_text(completion))
 
 
-def rollout_scores(
-    completion: Any, info: dict[str, Any], state: dict[str, Any]
-) -> dict[str, float]:
-    """Parse and score a rollout once; later calls read the cached result from `state`."""
-    cached = state.get(SCORES_KEY)
-    if cached is None:
-        parsed = parse_answer(completion_text(completion))
-        cached = score_answer(parsed, info["target_lines"])
-        state[SCORES_KEY] = cached
+class PicoRubric(ScoreOnceRubric):
+    """Parses and scores each rollout once (`score.score_answer`); the metrics read the record.
+
+    A rollout whose model call failed raises InfrastructureError (the run stops) instead of
+    scoring 0; an empty answer is scored 0 and flagged `empty_response`.
+    """
+
+    record_key = SCORES_KEY
+
+    async def score_once(self, state: dict[str, Any]) -> dict[str, float]:
+        parsed = parse_answer(completion_text(state.get("completion")))
         state["pico_dsl_v1_parse_reason"] = parsed.reason
-    return cached
+        return score_answer(parsed, state["info"]["target_lines"])
 
 
 def _metric(name: str) -> Callable[..., float]:
     def metric(completion: Any, info: dict[str, Any], state: dict[str, Any]) -> float:
-        return rollout_scores(completion, info, state)[name]
+        return state[SCORES_KEY][name]
 
     metric.__name__ = metric.__qualname__ = name
     metric.__doc__ = METRIC_DOCS.get(
@@ -90,16 +95,11 @@ def _metric(name: str) -> Callable[..., float]:
 METRIC_FUNCS: tuple[Callable[..., float], ...] = tuple(_metric(name) for name in METRIC_NAMES)
 
 
-def empty_response(state: dict[str, Any]) -> float:
-    """1.0 when the model returned no text (kept and scored 0, not retried)."""
-    return float(bool(state.get(EMPTY_KEY)))
-
-
 def build_rubric(parser: vf.Parser | None = None) -> vf.Rubric:
     """exact_match at weight 1.0; every other metric, and empty_response, at weight 0."""
     funcs = [*METRIC_FUNCS, empty_response]
     weights = [REWARD_WEIGHTS[f.__name__] for f in METRIC_FUNCS] + [0.0]
-    return vf.Rubric(funcs=funcs, weights=weights, parser=parser or PicoAnswerParser())
+    return PicoRubric(funcs=funcs, weights=weights, parser=parser or PicoAnswerParser())
 
 
 def rollout_state(record: dict[str, Any], index: int, content: str) -> State:
@@ -127,30 +127,9 @@ def rollout_state(record: dict[str, Any], index: int, content: str) -> State:
     return state
 
 
-class PicoDslEnv(vf.SingleTurnEnv):
-    """SingleTurnEnv that keeps empty model answers as scored failures.
-
-    verifiers 0.3.1 clients raise EmptyModelResponseError on an empty text; the rollout then
-    stores the error, and vf-eval's retry wrapper (--max-retries, default 3, with backoff)
-    re-runs it and finally drops it with reward 0. For this benchmark an empty answer is a
-    model outcome, so we turn it into an empty assistant message, flag it in the state (the
-    `empty_response` metric) and let the rubric score it 0 once.
-    """
-
-    async def get_model_response(
-        self, state: Any, prompt: Any, *args: Any, **kwargs: Any
-    ) -> Response:
-        try:
-            return await super().get_model_response(state, prompt, *args, **kwargs)
-        except vf.EmptyModelResponseError as exc:
-            state[EMPTY_KEY] = str(exc) or "empty response"
-            return Response(
-                id="pico-dsl-v1-empty-response",
-                created=0,
-                model=str(state.get("model") or ""),
-                usage=None,
-                message=ResponseMessage(content="", finish_reason="stop", is_truncated=False),
-            )
+class PicoDslEnv(PolicyEnv):
+    """The collection's SingleTurnEnv (empty answers kept and scored 0, infrastructure failures
+    stop the run; see smol_envs_core.policy)."""
 
 
 def _check_arguments(
@@ -174,7 +153,7 @@ def _check_arguments(
 
 
 def load_environment(
-    num_examples: int = 480,
+    num_examples: int | None = None,
     slice: str = "mixed",
     dataset_mode: str = "fixed",
     seed: int = 0,
@@ -185,7 +164,9 @@ def load_environment(
     """Build the pico-dsl-v1 environment.
 
     Args:
-        num_examples: rows to use (fixed: at most 480, or 80 for one slice).
+        num_examples: rows to use; None or -1 = every row of the selection (fixed: 480 for
+            "mixed", 80 for one slice; generated: as many as the phrases give, up to 480). A
+            larger value is an error that names the maximum.
         slice: "mixed" (round-robin over the 6 x 4 grid) or one slice name.
         dataset_mode: "fixed" (the packaged benchmark) or "generated" (built from `seed`).
         seed: generated mode only.
@@ -198,6 +179,8 @@ def load_environment(
             valid values.
     """
     _check_arguments(dataset_mode, difficulty, tokenizer, slice)
+    if num_examples is not None and num_examples < 0:
+        num_examples = None
     if dataset_mode == "fixed":
         rows = select_rows(load_benchmark_rows(), slice, num_examples)
     else:

@@ -12,7 +12,9 @@ Two entry points, both pure and answer-independent:
 Nothing is repaired: no delimiter, indentation, return or closing suffix is ever invented.
 A definition that never closes is kept as written (the sandbox then reports it); several or
 unfinished fences are rejected (code None, with a reason). Normalisation is limited to
-CRLF/CR -> LF and removing special tokens at the end of the text (and anything after one).
+CRLF/CR -> LF and removing end-of-turn markers at the very end of the text (the collection's one
+table, `smol_envs_core.markers`); a marker that is legal source text in the task's language
+(`</s>` in HTML) is never removed, and markers inside the code are never cut.
 
 Web tasks (stop rules, documented in the README):
 - HTML: prefix + continuation, cut at the first fence line and after the first `</html>`;
@@ -29,14 +31,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from smol_envs_core.markers import strip_end_of_turn
+
 from smolscript import scopes
 
 ASSEMBLY_VERSION = "smolscript-assembly-v1"
 
-SPECIAL_TOKENS: tuple[str, ...] = (
-    "<|endoftext|>", "<|im_end|>", "<|im_start|>", "<|eot_id|>", "<|end_of_text|>",
-    "<|end|>", "<|file_separator|>", "<|fim_pad|>", "<|return|>", "</s>",
-)
+# End-of-turn markers that are legal source text in a language, never stripped from its code.
+LEGAL_MARKERS: dict[str, tuple[str, ...]] = {"html": ("</s>",)}
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```+|~~~+)[^\n]*$", re.M)
 
 # Where a complete definition of the entry point starts, per program language.
@@ -77,27 +79,11 @@ class Assembly:
 # --------------------------------------------------------------------------- helpers
 
 
-def strip_special_tokens(text: str) -> str:
-    """Cut at the first special token and drop a trailing partial one (`<|endof`).
-
-    A partial token is a suffix of length >= 2 that is a proper prefix of a known `<|...|>`
-    token; `</s>` is only removed whole, since `</` may be markup.
-    """
-    cut = min((i for i in (text.find(t) for t in SPECIAL_TOKENS) if i >= 0), default=-1)
-    if cut >= 0:
-        text = text[:cut]
-    for token in SPECIAL_TOKENS:
-        if not token.startswith("<|"):
-            continue
-        for size in range(len(token) - 1, 1, -1):
-            if text.endswith(token[:size]):
-                return text[: len(text) - size]
-    return text
-
-
-def normalize(text: str) -> str:
-    """CRLF/CR -> LF, then `strip_special_tokens`."""
-    return strip_special_tokens(text.replace("\r\n", "\n").replace("\r", "\n"))
+def normalize(text: str, language: str) -> str:
+    """CRLF/CR -> LF, then end-of-turn markers removed from the very end (except the markers
+    that are legal text in `language`)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return strip_end_of_turn(text, keep=LEGAL_MARKERS.get(language, ()))
 
 
 def _finish(code: str) -> str:
@@ -212,7 +198,7 @@ def _leading_code_len(text: str) -> int:
 def _assemble_program(task: Mapping[str, Any], continuation: str) -> Assembly:
     language = str(task["language"])
     prefix = str(task["prefix"])
-    text = normalize(continuation)
+    text = normalize(continuation, language)
     stripped = text.lstrip("\n")
     mode = "continuation"
     if _FENCE_LINE.match(stripped):
@@ -270,7 +256,7 @@ _WEB_ASSEMBLERS = {"html": _assemble_html, "css": _assemble_css}
 
 def _assemble_web(task: Mapping[str, Any], text: str, with_prefix: bool) -> Assembly:
     language = str(task["language"])
-    text = normalize(text)
+    text = normalize(text, language)
     stripped = text.lstrip("\n")
     # A completion may open with a fence; a prediction may hold its one fence anywhere.
     if _FENCE_LINE.match(stripped) or (not with_prefix and _FENCE_LINE.search(stripped)):
@@ -305,7 +291,7 @@ def assemble_prediction(task: Mapping[str, Any], code: str) -> Assembly:
     language = str(task["language"])
     if language in WEB_LANGUAGES:
         return _assemble_web(task, code, with_prefix=False)
-    text = normalize(code)
+    text = normalize(code, language)
     fence = _single_fence(text)
     if fence is not None:
         if fence.content is None:

@@ -5,9 +5,10 @@ task's prefix, scored once by the scoring service, and the verdict is stored in 
 state (and its `info`, so that `vf-eval -s` keeps it); the reward functions only read it.
 
 verifiers 0.3.1 catches exceptions raised inside reward functions and scores them 0.0, which
-would turn an infrastructure failure into a model failure. Scoring therefore happens in the
-rubric's `score_rollout`/`score_group` overrides, before any reward function runs: a
-`ScoringInfraError` raised there propagates out of `vf-eval` and stops the run.
+would turn an infrastructure failure into a model failure. Scoring therefore happens once per
+rollout in the collection's `ScoreOnceRubric` (smol_envs_core.policy), before any reward
+function runs: a failed model call or a `ScoringInfraError` raised there stops the run with one
+line naming the component and its URL.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
-from verifiers.errors import EmptyModelResponseError
-from verifiers.types import Response, ResponseMessage
+from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from verifiers.types import Response
 
 from smolscript import data
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_completion
@@ -61,8 +62,8 @@ def hidden_test_pass_rate(state: Mapping[str, Any], **_: Any) -> float:
     return float(_verdict(state)["hidden_test_pass_rate"])
 
 
-REWARD_FUNCS = (passed, syntax_ok, hidden_test_pass_rate)
-REWARD_WEIGHTS = (1.0, 0.0, 0.0)
+REWARD_FUNCS = (passed, syntax_ok, hidden_test_pass_rate, empty_response)
+REWARD_WEIGHTS = (1.0, 0.0, 0.0, 0.0)
 
 
 def completion_text(completion: Any) -> str:
@@ -86,8 +87,10 @@ def completion_text(completion: Any) -> str:
 # --------------------------------------------------------------------------- rubric
 
 
-class SmolscriptRubric(vf.Rubric):
+class SmolscriptRubric(ScoreOnceRubric):
     """Scores each rollout once through the scoring service; infra errors stop the run."""
+
+    record_key = VERDICT_KEY
 
     def __init__(self, tasks: Mapping[str, Mapping[str, Any]],
                  hidden: Mapping[str, Mapping[str, Any]], service_url: str | None,
@@ -114,18 +117,12 @@ class SmolscriptRubric(vf.Rubric):
                 self._url = await asyncio.to_thread(resolve_service_url, self.requested_url)
         return self._url
 
-    async def ensure_verdict(self, state: dict) -> None:
-        """Assemble and score the rollout once; stores the verdict in state and info."""
-        if state.get(VERDICT_KEY) is not None:
-            return
+    async def score_once(self, state: dict) -> dict:
+        """Assemble and score the rollout; returns the verdict (also kept in info)."""
         from smolscript.client import SandboxClient
 
         info = state.get("info") or {}
         task = self.tasks[info["id"]]
-        if state.get("error") is not None:
-            # The model endpoint failed (empty answers are already kept as answers): an
-            # infrastructure failure, never a model's 0.
-            raise ScoringInfraError(f"{task['id']}: rollout failed: {state['error']!r}")
         raw = completion_text(state.get("completion"))
         assembly = assemble_completion(task, raw)
         started = time.monotonic()
@@ -135,34 +132,29 @@ class SmolscriptRubric(vf.Rubric):
         else:
             url = await self.service_url()
             _, semaphore = self._gate()
-            async with semaphore, SandboxClient(url, max_concurrency=1) as client:
-                verdict = await score_code(task, self.hidden[task["id"]], assembly.code, client,
-                                           assembly.note)
-        state[VERDICT_KEY] = verdict
+            try:
+                async with semaphore, SandboxClient(url, max_concurrency=1) as client:
+                    verdict = await score_code(task, self.hidden[task["id"]], assembly.code,
+                                               client, assembly.note)
+            except ScoringInfraError as exc:
+                raise ScoringInfraError(exc.reason, exc.url or url) from exc
         info.update({"raw_completion": raw, "evaluated_code": assembly.code,
                      "assembly": {"mode": assembly.mode, "note": assembly.note},
                      "empty_completion": not raw.strip(),
                      "verdict": {**verdict, "scoring_s": round(time.monotonic() - started, 3)}})
         state["info"] = info
-
-    async def score_rollout(self, state: dict) -> None:
-        await self.ensure_verdict(state)
-        await super().score_rollout(state)
-
-    async def score_group(self, states: list[dict]) -> None:
-        await asyncio.gather(*(self.ensure_verdict(state) for state in states))
-        await super().score_group(states)
+        return verdict
 
 
 # --------------------------------------------------------------------------- environment
 
 
-class SmolscriptEnv(vf.SingleTurnEnv):
+class SmolscriptEnv(PolicyEnv):
     """Single-turn raw completion environment with per-task token budgets and greedy decoding.
 
     Each request's `max_tokens` is the task's budget (language and difficulty, or the
     `max_tokens` override), temperature 0. An empty completion is a model outcome: it is
-    kept and scored (it fails), instead of being retried and dropped.
+    kept and scored (it fails), instead of being retried and dropped (PolicyEnv).
     """
 
     async def get_model_response(self, state, prompt, client=None, model=None, tool_defs=None,
@@ -171,14 +163,8 @@ class SmolscriptEnv(vf.SingleTurnEnv):
         budget = state["info"]["max_tokens"]
         args.pop("max_completion_tokens", None)
         args.update({"max_tokens": budget, "temperature": 0.0})
-        try:
-            return await super().get_model_response(state, prompt, client=client, model=model,
-                                                    tool_defs=tool_defs, sampling_args=args)
-        except EmptyModelResponseError:
-            return Response(id="smolscript-empty", created=int(time.time()),
-                            model=model or state.get("model") or "",
-                            message=ResponseMessage(content="", finish_reason="stop",
-                                                    is_truncated=False))
+        return await super().get_model_response(state, prompt, client=client, model=model,
+                                                tool_defs=tool_defs, sampling_args=args)
 
 
 def _first_per_language(tasks: Sequence[Mapping[str, Any]], k: int) -> list[Mapping[str, Any]]:

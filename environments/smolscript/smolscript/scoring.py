@@ -11,13 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from smol_envs_core.errors import InfrastructureError
+
 from smolscript.types import canonical_output, encode_stdin
 
 MAX_KEPT_OUTPUT = 2000  # characters of stdout/stderr kept per test in results files
 
 
-class ScoringInfraError(RuntimeError):
-    """The scoring infrastructure failed; the run must stop instead of scoring."""
+class ScoringInfraError(InfrastructureError):
+    """The scoring service failed; the run must stop instead of scoring (the collection's
+    `InfrastructureError` with component "scoring service")."""
+
+    def __init__(self, reason: str, url: str | None = None):
+        super().__init__("scoring service", reason, url)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.url))
 
 
 class ScoringClient(Protocol):
@@ -168,17 +177,17 @@ def resolve_service_url(url: str | None = None, start: bool = True) -> str:
     except httpx.HTTPError:
         pass
     if not start:
-        raise ScoringInfraError(f"no scoring service answers at {base}")
+        raise ScoringInfraError("no scoring service answers here", base)
     try:
         from smolscript_sandbox import control
         from smolscript_sandbox.config import ServiceConfig
     except ImportError as exc:
         raise ScoringInfraError(
-            f"no scoring service at {base} and smolscript-sandbox is not installed to start "
-            "one; pass service_url or start it (python -m smolscript_sandbox start)") from exc
+            "no scoring service here and smolscript-sandbox is not installed to start one; "
+            "pass service_url or start it (python -m smolscript_sandbox start)", base) from exc
     config = ServiceConfig.from_env()
     try:
         control.start(config)
     except control.ServiceStartError as exc:
-        raise ScoringInfraError(f"could not start the scoring service: {exc}") from exc
+        raise ScoringInfraError(f"could not start the scoring service: {exc}", base) from exc
     return config.base_url.rstrip("/")

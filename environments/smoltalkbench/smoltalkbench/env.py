@@ -1,19 +1,22 @@
 """verifiers wiring of SmolTalkBench: `load_environment`, the judged rubric and its metrics.
 
 The only module importing verifiers. A rollout is one chat reply to one instruction; the rubric
-asks the judge once per rollout (before any reward function runs), stores the resulting
-`judge.Judgement` as a dict in `state["judge"]`, and the reward functions below only read it.
-Judge failures therefore never raise inside a reward function (verifiers 0.3.1 would log and
-score 0): they arrive as `judge_error = 1.0` with a reason, are logged, and the report counts them.
+asks the judge once per rollout (the collection's `ScoreOnceRubric`, before any reward function
+runs), stores the resulting `judge.Judgement` as a dict in `state["judge"]`, and the reward
+functions below only read it. The shared failure policy (smol_envs_core.policy) applies: a
+failed model call stops the run; a judge failure (endpoint down after retries, a reply without
+usable logprobs) stops the run too, unless `max_judge_error_rate` tolerates a bounded share,
+which is then excluded from the reward average and counted (`judge_error`) in every report.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
 import verifiers as vf
+from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
 
 from smoltalkbench import data, judge
 from smoltalkbench.errors import ConfigError
@@ -56,7 +59,8 @@ def reply_chars(state, **_) -> float:
 
 
 def judge_error(state, **_) -> float:
-    """1.0 when the sample could not be judged (judge endpoint, logprobs or rollout failed)."""
+    """1.0 when the sample could not be judged (a tolerated judge failure; excluded from the
+    reward average)."""
     return float(_judged(state)["judge_error"])
 
 
@@ -71,31 +75,29 @@ def _text(message: Any) -> str:
     return vf.Parser()._content_to_text(content) if not isinstance(content, str) else content
 
 
-class JudgedRubric(vf.Rubric):
-    """Rubric that judges each rollout once; the reward functions then read the result."""
+class JudgedRubric(ScoreOnceRubric):
+    """Rubric that judges each rollout once; the reward functions then read the result.
 
-    def __init__(self, client: JudgeClient, length_penalty_chars: int, order_seed: int = 0):
+    A judge failure raises InfrastructureError (component "judge") unless
+    `max_judge_error_rate` > 0; tolerated failures are recorded as `judge_error` = 1.0 and the
+    environment's ErrorBudget checks their share when the run ends.
+    """
+
+    record_key = STATE_KEY
+
+    def __init__(self, client: JudgeClient, length_penalty_chars: int, order_seed: int = 0,
+                 max_judge_error_rate: float = 0.0):
         super().__init__(funcs=list(METRICS), weights=list(WEIGHTS))
         self.client = client
         self.length_penalty_chars = length_penalty_chars
         self.order_seed = order_seed
+        self.max_judge_error_rate = max_judge_error_rate
 
-    async def judge_state(self, state: dict) -> dict[str, Any]:
-        """Judge one rollout (reply vs reference) and store the Judgement dict in the state."""
-        if state.get(STATE_KEY) is not None:
-            return state[STATE_KEY]
+    async def score_once(self, state: dict) -> dict[str, Any]:
+        """Judge one rollout (reply vs reference); return the Judgement as a dict."""
         reference = str(state.get("answer") or "")
         reply = (self.parser.parse_answer(state.get("completion") or []) or "").strip()
-        if isinstance(state.get("error"), vf.EmptyModelResponseError):
-            # An empty reply is the model's outcome, not an infrastructure error: score it 0 and
-            # clear the error so that verifiers does not retry the rollout (DESIGN.md).
-            result = judge.empty_reply(reference)
-            state["error"] = None
-        elif state.get("error") is not None:
-            result = judge.unscored(
-                f"rollout failed before judging: {state['error']!r}", reply, reference
-            )
-        elif not reply:
+        if not reply:
             result = judge.empty_reply(reference)
         else:
             instruction = _text(state["prompt"][-1])
@@ -108,17 +110,14 @@ class JudgedRubric(vf.Rubric):
             )
             result = judge.judgement(verdict, label, reply, reference, self.length_penalty_chars)
         if result.judge_error:
-            logger.error("smoltalkbench judge error (counted in judge_error): %s", result.reason)
-        state[STATE_KEY] = result.to_dict()
-        return state[STATE_KEY]
+            if self.max_judge_error_rate <= 0.0:
+                raise InfrastructureError("judge", result.reason, self.client.config.base_url)
+            logger.error("smoltalkbench judge error (tolerated, counted): %s", result.reason)
+        return result.to_dict()
 
-    async def score_rollout(self, state):
-        await self.judge_state(state)
-        await super().score_rollout(state)
 
-    async def score_group(self, states):
-        await asyncio.gather(*(self.judge_state(s) for s in states))
-        await super().score_group(states)
+class SmolTalkBenchEnv(PolicyEnv):
+    """The collection's SingleTurnEnv, with an ErrorBudget over tolerated judge failures."""
 
 
 def load_environment(
@@ -136,14 +135,17 @@ def load_environment(
     judge_max_concurrent: int = 8,
     length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS,
     order_seed: int = 0,
+    max_judge_error_rate: float = 0.0,
     **kwargs,
 ) -> vf.Environment:
     """SmolTalkBench as a verifiers SingleTurnEnv judged against the reference replies.
 
     `dataset` is a hub id, a local .parquet/.jsonl path, or "fixture" (packaged, offline). Rows
     load lazily, when the evaluation asks for them. `judge_api_key_var` names the environment
-    variable with the judge's key (None or "" for a keyless local endpoint). Raises ConfigError
-    for invalid numbers.
+    variable with the judge's key (None or "" for a keyless local endpoint).
+    `max_judge_error_rate` (in [0, 1], default 0) is the share of judge failures tolerated:
+    0 stops the run at the first one; tolerated ones are excluded from the reward average and
+    counted. Raises ConfigError for invalid numbers.
     """
     if length_penalty_chars < 0:
         raise ConfigError(f"length_penalty_chars must be >= 0, got {length_penalty_chars}")
@@ -151,6 +153,8 @@ def load_environment(
         raise ConfigError(
             "judge_max_retries must be >= 0, judge_max_concurrent >= 1, judge_timeout_s > 0"
         )
+    if not 0.0 <= max_judge_error_rate <= 1.0:
+        raise ConfigError(f"max_judge_error_rate must be in [0, 1], got {max_judge_error_rate}")
     if num_examples == 0 or num_examples < -1:
         raise ConfigError(f"num_examples must be -1 (all) or positive, got {num_examples}")
     client = JudgeClient(
@@ -172,5 +176,7 @@ def load_environment(
     def build():
         return data.to_verifiers(data.load_rows(dataset, config, split, data_files), num_examples)
 
-    rubric = JudgedRubric(client, length_penalty_chars, order_seed)
-    return vf.SingleTurnEnv(eval_dataset=build, rubric=rubric, **kwargs)
+    rubric = JudgedRubric(client, length_penalty_chars, order_seed, max_judge_error_rate)
+    env = SmolTalkBenchEnv(eval_dataset=build, rubric=rubric, **kwargs)
+    env.error_budget = ErrorBudget("judge_error", max_judge_error_rate, "judge", judge_base_url)
+    return env

