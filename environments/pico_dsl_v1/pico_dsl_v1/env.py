@@ -127,9 +127,14 @@ def rollout_state(record: dict[str, Any], index: int, content: str) -> State:
     return state
 
 
+DEFAULT_MAX_TOKENS = 512  # the longest target block is 153 characters; room for a preamble
+
+
 class PicoDslEnv(PolicyEnv):
     """The collection's SingleTurnEnv (empty answers kept and scored 0, infrastructure failures
-    stop the run; see smol_envs_core.policy)."""
+    stop the run; see smol_envs_core.policy), with a default token budget."""
+
+    default_max_tokens = DEFAULT_MAX_TOKENS
 
 
 def _check_arguments(
@@ -159,6 +164,7 @@ def load_environment(
     seed: int = 0,
     difficulty: str | None = None,
     tokenizer: str = "auto",
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     **kwargs: Any,
 ) -> vf.Environment:
     """Build the pico-dsl-v1 environment.
@@ -172,6 +178,7 @@ def load_environment(
         seed: generated mode only.
         difficulty: generated mode only: tiny/easy/medium/hard/mixed or tape16/24/34/48.
         tokenizer: generated mode phrase-length measure: "auto", "none" or a tiktoken name.
+        max_tokens: token budget of each request when the run sets none (`vf-eval -t` wins).
         **kwargs: passed to the verifiers environment.
 
     Raises:
@@ -179,6 +186,8 @@ def load_environment(
             valid values.
     """
     _check_arguments(dataset_mode, difficulty, tokenizer, slice)
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ConfigError(f"max_tokens must be a positive integer, got {max_tokens!r}")
     if num_examples is not None and num_examples < 0:
         num_examples = None
     if dataset_mode == "fixed":
@@ -189,7 +198,7 @@ def load_environment(
 
     dataset = Dataset.from_list([to_record(row) for row in rows])
     parser = PicoAnswerParser()
-    return PicoDslEnv(
+    env = PicoDslEnv(
         dataset=dataset,
         eval_dataset=dataset,
         system_prompt=SYSTEM_PROMPT,
@@ -197,3 +206,5 @@ def load_environment(
         rubric=build_rubric(parser),
         **kwargs,
     )
+    env.default_max_tokens = max_tokens
+    return env

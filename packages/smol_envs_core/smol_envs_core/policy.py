@@ -146,7 +146,8 @@ class ErrorBudget:
             InfrastructureError: the share of failures is above `max_rate`.
         """
         rows = outputs["outputs"]
-        failed = [r for r in rows if (r.get("metrics") or {}).get(self.metric, 0.0) >= 0.5]
+        is_failed = [(r.get("metrics") or {}).get(self.metric, 0.0) >= 0.5 for r in rows]
+        failed = [r for r, bad in zip(rows, is_failed, strict=True) if bad]
         if not failed:
             return
         share = len(failed) / len(rows)
@@ -157,7 +158,7 @@ class ErrorBudget:
                 f"tolerated {self.max_rate:.1%}",
                 self.url,
             )
-        kept = [r for r in rows if r not in failed]
+        kept = [r for r, bad in zip(rows, is_failed, strict=True) if not bad]
         metadata = outputs["metadata"]
         metadata["scored_rollouts"] = len(kept)
         metadata[f"{self.metric}_count"] = len(failed)
@@ -215,12 +216,24 @@ class PolicyEnv(vf.SingleTurnEnv):
       (also when the failure happened in a vf-eval env-server worker); uncaught, it prints as one
       line and the process exits 1.
     - `error_budget`, when set, checks the finished run's share of tolerated failures.
+    - `default_max_tokens`, when set, is the token budget of a request that names none (vf-eval
+      without `-t`); a budget the user gives always wins.
     """
 
     error_budget: ErrorBudget | None = None
+    default_max_tokens: int | None = None
+
+    def _with_default_budget(self, state: Any, args: tuple, kwargs: dict) -> dict:
+        if self.default_max_tokens is None or len(args) >= 4 or kwargs.get("sampling_args"):
+            return kwargs
+        sampling = dict(state.get("sampling_args") or {})
+        if sampling.get("max_tokens") is None and sampling.get("max_completion_tokens") is None:
+            sampling["max_tokens"] = self.default_max_tokens
+        return {**kwargs, "sampling_args": sampling}
 
     async def get_model_response(self, state: Any, prompt: Any, *args: Any, **kwargs: Any
                                  ) -> Response:
+        kwargs = self._with_default_budget(state, args, kwargs)
         try:
             return await super().get_model_response(state, prompt, *args, **kwargs)
         except vf.EmptyModelResponseError:

@@ -22,7 +22,8 @@ fault in a native build) is not ready. Otherwise it exits 1 with the reason: por
 another program, llama-cpp-python missing, or the server dying or hanging (the signal name when
 it died by one, and the log tail). The server log records every request line and, through
 faulthandler, the fatal signal and stack of a crash. State (pid, log) lives under
-`.cache/local_model/<port>/` of the current directory (`SMOL_ENVS_STATE_DIR` overrides).
+`~/.cache/smol-envs/local_model/<port>/` (`SMOL_ENVS_STATE_DIR` overrides), so `status` and
+`stop` find the server from any directory.
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ def serve_forever(host: str, port: int, threads: int) -> None:
 
 def state_dir(port: int) -> Path:
     """Folder holding the pid record and log of our server on `port`."""
-    root = os.environ.get("SMOL_ENVS_STATE_DIR") or Path.cwd() / ".cache" / "local_model"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    root = os.environ.get("SMOL_ENVS_STATE_DIR") or cache / "smol-envs" / "local_model"
     return Path(root) / str(port)
 
 
@@ -309,6 +311,10 @@ def _wait_ready(host: str, port: int, proc: subprocess.Popen | int, log_path: Pa
     """Wait for `/v1/models`, then for one real completion; raise ServeError on death or hang."""
     pid = proc if isinstance(proc, int) else proc.pid
 
+    def alive() -> bool:
+        # Our own child: poll() keeps its exit status (os.waitpid in _alive would reap it).
+        return _alive(pid) if isinstance(proc, int) else proc.poll() is None
+
     def died(when: str) -> ServeError:
         how = "exited" if isinstance(proc, int) else exit_description(proc.wait())
         tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
@@ -316,7 +322,7 @@ def _wait_ready(host: str, port: int, proc: subprocess.Popen | int, log_path: Pa
 
     deadline = time.monotonic() + START_TIMEOUT_S
     while not models_answer(host, port, timeout=10.0):
-        if not _alive(pid):
+        if not alive():
             raise died("at start")
         if time.monotonic() > deadline:
             raise ServeError(f"server did not answer /v1/models within {START_TIMEOUT_S:.0f} s")
@@ -325,7 +331,7 @@ def _wait_ready(host: str, port: int, proc: subprocess.Popen | int, log_path: Pa
         first_completion(host, port, timeout_s)
     except (OSError, ValueError, KeyError) as exc:
         time.sleep(0.5)  # let a crashing process finish dying before we look
-        if not _alive(pid):
+        if not alive():
             raise died("on its first completion request") from None
         raise ServeError(
             f"server answered /v1/models but its first completion failed ({exc!r}) within "
