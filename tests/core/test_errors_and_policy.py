@@ -92,3 +92,14 @@ def test_error_budget_leaves_a_clean_run_alone():
     outputs = _outputs([False, False])
     ErrorBudget("judge_error", 0.0, "judge").apply(outputs)
     assert outputs["metadata"]["avg_reward"] == 0.0 and len(outputs["outputs"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("module", "typo", "valid"),
+    [("pico_dsl_v1", "slise", "slice"), ("smoltalkbench", "judge_modle", "judge_model"),
+     ("smolscript", "languajes", "languages")],
+)
+def test_every_environment_refuses_a_misspelled_argument(module, typo, valid):
+    load_environment = __import__(module).load_environment
+    with pytest.raises(TypeError, match=f"unknown argument\\(s\\) {typo}; valid: .*{valid}"):
+        load_environment(**{typo: "x"})

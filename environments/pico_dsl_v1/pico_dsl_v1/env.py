@@ -7,10 +7,12 @@ infrastructure-failure policy) and its scores are kept in the rollout state.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
+from smol_envs_core.errors import reject_unknown_arguments
 from smol_envs_core.markers import strip_end_of_turn
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
 from verifiers.types import State
@@ -179,12 +181,15 @@ def load_environment(
         difficulty: generated mode only: tiny/easy/medium/hard/mixed or tape16/24/34/48.
         tokenizer: generated mode phrase-length measure: "auto", "none" or a tiktoken name.
         max_tokens: token budget of each request when the run sets none (`vf-eval -t` wins).
-        **kwargs: passed to the verifiers environment.
+        **kwargs: refused (TypeError naming the valid arguments): a misspelled argument must
+            not silently run the defaults.
 
     Raises:
         ValueError (ConfigError): an argument is unknown or out of range; the message lists the
             valid values.
     """
+    reject_unknown_arguments("pico-dsl-v1", kwargs, list(inspect.signature(load_environment)
+                                                          .parameters)[:-1])
     _check_arguments(dataset_mode, difficulty, tokenizer, slice)
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise ConfigError(f"max_tokens must be a positive integer, got {max_tokens!r}")
@@ -204,7 +209,6 @@ def load_environment(
         system_prompt=SYSTEM_PROMPT,
         parser=parser,
         rubric=build_rubric(parser),
-        **kwargs,
     )
     env.default_max_tokens = max_tokens
     return env
