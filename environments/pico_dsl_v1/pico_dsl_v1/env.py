@@ -44,10 +44,13 @@ METRIC_DOCS: dict[str, str] = {
 }
 
 
+_TEXT_PARSER = vf.Parser()
+
+
 def completion_text(completion: Any) -> str:
     """Text of the last assistant message (or the completion itself when it is a string), with
     trailing end-of-turn markers (`<|im_end|>` and the like) removed."""
-    return strip_end_of_turn(vf.Parser().parse_answer(completion or []) or "")
+    return strip_end_of_turn(_TEXT_PARSER.parse_answer(completion or []) or "")
 
 
 class PicoAnswerParser(vf.Parser):
@@ -72,10 +75,14 @@ class PicoRubric(ScoreOnceRubric):
 
     record_key = SCORES_KEY
 
-    async def score_once(self, state: dict[str, Any]) -> dict[str, float]:
+    def score_once(self, state: dict[str, Any]) -> dict[str, float]:
         parsed = parse_answer(completion_text(state.get("completion")))
         state["pico_dsl_v1_parse_reason"] = parsed.reason
         return score_answer(parsed, state["info"]["target_lines"])
+
+    def direct_metrics(self, state: dict[str, Any]) -> dict[str, float]:
+        """Every metric at once from the score record (the functions return the same)."""
+        return {**state[SCORES_KEY], "empty_response": empty_response(state)}
 
 
 def _metric(name: str) -> Callable[..., float]:
