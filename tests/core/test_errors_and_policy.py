@@ -103,3 +103,23 @@ def test_every_environment_refuses_a_misspelled_argument(module, typo, valid):
     load_environment = __import__(module).load_environment
     with pytest.raises(TypeError, match=f"unknown argument\\(s\\) {typo}; valid: .*{valid}"):
         load_environment(**{typo: "x"})
+
+
+def test_a_wrapped_user_error_prints_as_one_line(capsys):
+    from smol_envs_core.errors import _one_line_excepthook, one_line_error
+    from smoltalkbench.errors import ConfigError
+
+    try:
+        try:
+            raise ConfigError("num_examples must be -1 (all) or positive, got 0")
+        except ConfigError as inner:
+            raise RuntimeError("Failed to load environment 'smoltalkbench'") from inner
+    except RuntimeError as outer:
+        assert isinstance(one_line_error(outer), ConfigError)
+        _one_line_excepthook(lambda *a: pytest.fail("traceback printed"))(
+            RuntimeError, outer, outer.__traceback__
+        )
+    assert capsys.readouterr().err == (
+        "smol-envs: error: num_examples must be -1 (all) or positive, got 0\n"
+    )
+    assert one_line_error(ValueError("plain")) is None

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.errors import reject_unknown_arguments
+from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.markers import strip_end_of_turn
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
 from verifiers.types import State
@@ -195,6 +195,7 @@ def load_environment(
         ValueError (ConfigError): an argument is unknown or out of range; the message lists the
             valid values.
     """
+    install_excepthook()  # an error below reaches the user as one line
     reject_unknown_arguments("pico-dsl-v1", kwargs, list(inspect.signature(load_environment)
                                                           .parameters)[:-1])
     _check_arguments(dataset_mode, difficulty, tokenizer, slice)

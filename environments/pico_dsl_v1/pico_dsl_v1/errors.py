@@ -5,8 +5,11 @@ A malformed model answer is never an error here: it scores 0.0 with a reason (se
 
 from __future__ import annotations
 
+from smol_envs_core import errors as core
+from smol_envs_core.errors import SmolEnvsError
 
-class PicoDslError(Exception):
+
+class PicoDslError(SmolEnvsError):
     """Base class of every error raised by pico-dsl-v1."""
 
 
@@ -22,5 +25,12 @@ class CompileError(PicoDslError):
     """A phrase cannot be compiled into a row of the requested slice and level."""
 
 
-class InfrastructureError(PicoDslError):
-    """Something outside the model failed (endpoint, tokenizer files); never a model score."""
+class InfrastructureError(PicoDslError, core.InfrastructureError):
+    """The bundled tokenizer files failed to load; never a model score (the collection's
+    InfrastructureError with component "tokenizer files")."""
+
+    def __init__(self, reason: str):
+        core.InfrastructureError.__init__(self, "tokenizer files", reason)
+
+    def __reduce__(self):
+        return (type(self), (self.reason,))

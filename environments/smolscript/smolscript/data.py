@@ -18,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from smol_envs_core.errors import SmolEnvsError
+
 from smolscript.languages import LANGUAGE_ORDER
 
 DATA_ENV = "SMOLSCRIPT_DATA_DIR"
@@ -32,7 +34,7 @@ HIDDEN_FILE = "private_tests/hidden.jsonl"
 REFERENCES_FILE = "references/solutions.jsonl"
 
 
-class DataError(ValueError):
+class DataError(SmolEnvsError, ValueError):
     """Bad selection arguments or missing/malformed data files."""
 
 

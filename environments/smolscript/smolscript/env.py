@@ -21,7 +21,7 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
-from smol_envs_core.errors import reject_unknown_arguments
+from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
 from verifiers.types import Response
 
@@ -226,6 +226,7 @@ def load_environment(
       long raises PromptTooLongError (prompts are never truncated).
     Raises DataError naming valid values for a bad language, difficulty or edition.
     """
+    install_excepthook()  # an error below reaches the user as one line
     reject_unknown_arguments("smolscript", kwargs, list(inspect.signature(load_environment)
                                                          .parameters)[:-1])
     if isinstance(languages, str):

@@ -16,7 +16,11 @@ import logging
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.errors import InfrastructureError, reject_unknown_arguments
+from smol_envs_core.errors import (
+    InfrastructureError,
+    install_excepthook,
+    reject_unknown_arguments,
+)
 from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
 
 from smoltalkbench import data, judge
@@ -148,6 +152,7 @@ def load_environment(
     0 stops the run at the first one; tolerated ones are excluded from the reward average and
     counted. Raises ConfigError for invalid numbers.
     """
+    install_excepthook()  # an error below reaches the user as one line
     reject_unknown_arguments("smoltalkbench", kwargs, list(inspect.signature(load_environment)
                                                             .parameters)[:-1])
     if length_penalty_chars < 0:

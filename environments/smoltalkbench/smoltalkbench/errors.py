@@ -1,7 +1,9 @@
 """Error hierarchy of smoltalkbench: bad arguments, bad data, and infrastructure failures."""
 
+from smol_envs_core.errors import SmolEnvsError
 
-class SmolTalkBenchError(Exception):
+
+class SmolTalkBenchError(SmolEnvsError):
     """Base class of every error this package raises on purpose."""
 
 

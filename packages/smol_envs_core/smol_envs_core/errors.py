@@ -1,14 +1,24 @@
-"""The one infrastructure error that every environment raises and the failure policy recognises.
+"""The errors every environment shares, and how an uncaught one reaches the user.
 
 An infrastructure failure (model endpoint, scoring service, judge) is never a model outcome:
 environments raise `InfrastructureError` (or a subclass) and the run stops, non-zero, with one
-line naming the component and its URL.
+line naming the component and its URL. A user error (a bad or misspelled argument) is one clear
+line too. Both derive from `SmolEnvsError`; `install_excepthook` prints such an error, also when
+vf-eval has wrapped it in its own exception, as one line without a traceback (a traceback with
+SMOL_ENVS_DEBUG=1).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 
-class InfrastructureError(RuntimeError):
+
+class SmolEnvsError(Exception):
+    """An error whose message tells the user everything: printed as one line when uncaught."""
+
+
+class InfrastructureError(SmolEnvsError, RuntimeError):
     """A component the scores depend on failed.
 
     Attributes:
@@ -32,15 +42,51 @@ class InfrastructureError(RuntimeError):
         return (type(self), (self.component, self.reason, self.url))
 
 
+class UnknownArgumentError(SmolEnvsError, TypeError):
+    """`load_environment` got an argument it does not take."""
+
+
 def reject_unknown_arguments(environment: str, given: dict, valid: list[str]) -> None:
     """Refuse environment arguments that `load_environment` does not take (a typo such as
     `slise` must not silently run the defaults).
 
     Raises:
-        TypeError: naming the unknown arguments and every valid one.
+        UnknownArgumentError (a TypeError): naming the unknown arguments and every valid one.
     """
     if given:
-        raise TypeError(
+        raise UnknownArgumentError(
             f"{environment}: unknown argument(s) {', '.join(sorted(given))}; "
             f"valid: {', '.join(valid)}"
         )
+
+
+def one_line_error(error: BaseException) -> SmolEnvsError | None:
+    """The SmolEnvsError behind `error` (itself or along its cause/context chain), if any."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, SmolEnvsError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _one_line_excepthook(previous):
+    def hook(kind, value, traceback):
+        found = one_line_error(value)
+        if found is None or os.environ.get("SMOL_ENVS_DEBUG"):
+            previous(kind, value, traceback)
+            return
+        text = str(found)
+        print(text if text.startswith("smol-envs:") else f"smol-envs: error: {text}",
+              file=sys.stderr)
+
+    hook.smol_envs = True
+    return hook
+
+
+def install_excepthook() -> None:
+    """Print an uncaught SmolEnvsError (or one wrapped by vf-eval) as its one line; idempotent."""
+    if not getattr(sys.excepthook, "smol_envs", False):
+        sys.excepthook = _one_line_excepthook(sys.excepthook)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 import sys
 import time
 from collections.abc import Mapping
@@ -27,7 +26,7 @@ from typing import Any
 import verifiers as vf
 from verifiers.types import Response, ResponseMessage
 
-from .errors import InfrastructureError
+from .errors import InfrastructureError, install_excepthook
 
 EMPTY_ANSWER_KEY = "empty_response"
 _MARK = "smol-envs: infrastructure failure: "
@@ -296,23 +295,6 @@ class ErrorBudget:
             f"{len(kept)}",
             file=sys.stderr,
         )
-
-
-def _one_line_excepthook(previous):
-    def hook(kind, value, traceback):
-        if isinstance(value, InfrastructureError) and not os.environ.get("SMOL_ENVS_DEBUG"):
-            print(str(value), file=sys.stderr)
-            return
-        previous(kind, value, traceback)
-
-    hook.smol_envs = True
-    return hook
-
-
-def install_excepthook() -> None:
-    """Print an uncaught `InfrastructureError` as its one line (traceback: SMOL_ENVS_DEBUG=1)."""
-    if not getattr(sys.excepthook, "smol_envs", False):
-        sys.excepthook = _one_line_excepthook(sys.excepthook)
 
 
 def _as_infrastructure_error(error: BaseException) -> InfrastructureError | None:
