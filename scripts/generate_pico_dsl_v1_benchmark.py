@@ -32,7 +32,8 @@ from pico_dsl_v1.spec import LEVELS, ROWS_PER_CELL, SLICES
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ENDPOINT = "http://127.0.0.1:8765/v1"
 DEFAULT_MODEL = "SmolLM2-135M-Instruct"
-DEFAULT_OUTPUT = ROOT / "data" / "pico_dsl_v1_benchmark.jsonl"
+COMMITTED = ROOT / "data" / "pico_dsl_v1_benchmark.jsonl"
+DEFAULT_OUTPUT = ROOT / "outputs" / "pico_dsl_v1" / "pico_dsl_v1_benchmark.jsonl"
 CACHE = ROOT / ".cache" / "pico_dsl_v1"
 TOPICS = (
     "cooking", "the sea", "trains", "gardens", "weather", "city streets", "music", "sports",
@@ -53,7 +54,8 @@ class GenerationError(RuntimeError):
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (see module docstring)."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description=__doc__.split("\n\n")[0])
     p.add_argument("--endpoint", default=DEFAULT_ENDPOINT, help="OpenAI-compatible base URL")
     p.add_argument("--model", default=DEFAULT_MODEL, help="model name at the endpoint")
     p.add_argument("--api-key-var", default=None, help="env var holding the API key (optional)")
@@ -67,7 +69,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-tokens", type=int, default=16, help="enough for a 34-char span")
     p.add_argument("--parallel", type=int, default=2, help="concurrent requests")
     p.add_argument("--timeout", type=int, default=300, help="seconds per request")
-    p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT,
+                   help="rows file (an existing file is replaced only with --overwrite)")
+    p.add_argument("--overwrite", action="store_true",
+                   help=f"allow replacing an existing --output (e.g. the committed {COMMITTED})")
     p.add_argument("--manifest", type=Path, default=None, help="default: OUTPUT .manifest.json")
     p.add_argument("--phrase-log", type=Path, default=None, help="default: .cache/pico_dsl_v1/")
     p.add_argument("--replay", type=Path, default=None, help="rebuild from a benchmark or log")
@@ -158,6 +163,8 @@ def write_outputs(
 ) -> dict[str, Any]:
     """Write the rows and the manifest; return the manifest."""
     text = serialize_rows(builder.rows())
+    if args.output.exists() and not args.overwrite:
+        raise SystemExit(f"error: {args.output} exists; pass --overwrite to replace it")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text)
     counts = {s: {lv: 0 for lv in args.levels} for s in args.slices}

@@ -123,3 +123,17 @@ def test_a_wrapped_user_error_prints_as_one_line(capsys):
         "smol-envs: error: num_examples must be -1 (all) or positive, got 0\n"
     )
     assert one_line_error(ValueError("plain")) is None
+
+
+def test_a_failed_run_folder_is_renamed_with_its_reason(tmp_path, capsys):
+    from smol_envs_core.policy import mark_failed_run
+
+    run = tmp_path / "pico-dsl-v1--x" / "abc123"
+    run.mkdir(parents=True)
+    (run / "results.jsonl").write_text("{}\n")
+    moved = mark_failed_run(run, "smol-envs: infrastructure failure: judge: down")
+    assert not run.exists() and moved.name == "abc123-FAILED"
+    assert (moved / "FAILED.txt").read_text().startswith("smol-envs: infrastructure failure")
+    run.mkdir()
+    assert mark_failed_run(run, "again").name == "abc123-FAILED2"
+    assert mark_failed_run(tmp_path / "missing", "x") is None

@@ -116,3 +116,13 @@ async def test_local_judge_scores_a_rollout(local_model_base_url, local_model_na
     assert s["metrics"]["judge_error"] == 0.0 and record["reason"].startswith("judged")
     assert s["metrics"]["reply_chars"] == len(s["completion"][0]["content"].strip())
     assert s["reward"] == s["metrics"]["win_prob"] == record["win_prob"]
+
+
+def test_an_unreachable_hub_dataset_names_the_offline_alternatives(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    from smoltalkbench import data
+    from smoltalkbench.errors import DataError
+
+    with pytest.raises(DataError, match="dataset='fixture'"):
+        data.load_rows("HuggingFaceSwarms/NoSuchBenchmark", "gold", "test")

@@ -54,7 +54,14 @@ def load_rows(dataset: str, config: str = "gold", split: str = "test", data_file
         builder, files = _local_files(local)
         rows = load_dataset(builder, data_files=files, split="train")
     else:
-        rows = load_dataset(dataset, config, split=split, data_files=data_files)
+        try:
+            rows = load_dataset(dataset, config, split=split, data_files=data_files)
+        except Exception as exc:  # noqa: BLE001 - datasets raises many kinds when offline
+            raise DataError(
+                f"could not load {dataset!r} (config {config!r}, split {split!r}) from the "
+                f"Hugging Face Hub: {type(exc).__name__}: {exc}. Without the Hub, pass "
+                "dataset='fixture' (the packaged 3-row fixture) or a local .parquet/.jsonl path"
+            ) from exc
     validate(
         rows.column_names,
         rows["instruction"] if "instruction" in rows.column_names else [],

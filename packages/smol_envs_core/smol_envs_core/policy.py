@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import verifiers as vf
@@ -360,13 +361,34 @@ class PolicyEnv(vf.SingleTurnEnv):
 
     async def generate(self, *args: Any, **kwargs: Any) -> Any:
         install_excepthook()
+        saved = kwargs.get("results_path") if kwargs.get("save_results") else None
         try:
             outputs = await super().generate(*args, **kwargs)
+            if self.error_budget is not None:
+                self.error_budget.apply(outputs)
         except Exception as exc:
             infra = _as_infrastructure_error(exc)
+            if saved:
+                mark_failed_run(Path(saved), str(infra or exc))
             if infra is None:
                 raise
             raise infra from None
-        if self.error_budget is not None:
-            self.error_budget.apply(outputs)
+        if saved:
+            print(f"smol-envs: results saved to {saved}", file=sys.stderr)
         return outputs
+
+
+def mark_failed_run(folder: Path, reason: str) -> Path | None:
+    """Rename the results folder of a failed run to `<name>-FAILED` (with the reason in
+    FAILED.txt), so that nothing takes its partial rows for results; returns the new path."""
+    if not folder.is_dir():
+        return None
+    target = folder.with_name(f"{folder.name}-FAILED")
+    suffix = 1
+    while target.exists():
+        suffix += 1
+        target = folder.with_name(f"{folder.name}-FAILED{suffix}")
+    folder.rename(target)
+    (target / "FAILED.txt").write_text(reason + "\n")
+    print(f"smol-envs: the failed run's partial output is in {target}", file=sys.stderr)
+    return target
