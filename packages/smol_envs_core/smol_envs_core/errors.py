@@ -10,8 +10,12 @@ SMOL_ENVS_DEBUG=1).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
+
+_REPR = re.compile(r"Error\((\{\"component\": .*?\})\)")
 
 
 class SmolEnvsError(Exception):
@@ -40,6 +44,23 @@ class InfrastructureError(SmolEnvsError, RuntimeError):
     def __reduce__(self):
         # Crosses the vf-eval env-server process boundary intact.
         return (type(self), (self.component, self.reason, self.url))
+
+    def __repr__(self) -> str:
+        # vf-eval's env server sends repr(exception) as text: make it exactly recoverable.
+        fields = {"component": self.component, "reason": self.reason, "url": self.url}
+        return f"{type(self).__name__}({json.dumps(fields)})"
+
+    @classmethod
+    def from_text(cls, text: str) -> InfrastructureError | None:
+        """The error whose repr appears in `text` (an env server's error message), if any."""
+        match = _REPR.search(text)
+        if match is None:
+            return None
+        try:
+            fields = json.loads(match.group(1))
+            return cls(fields["component"], fields["reason"], fields.get("url"))
+        except (ValueError, KeyError, TypeError):
+            return None
 
 
 class UnknownArgumentError(SmolEnvsError, TypeError):

@@ -30,7 +30,6 @@ from verifiers.types import Response, ResponseMessage
 from .errors import InfrastructureError, install_excepthook
 
 EMPTY_ANSWER_KEY = "empty_response"
-_MARK = "smol-envs: infrastructure failure: "
 
 
 def _url_of(error: BaseException) -> str | None:
@@ -302,14 +301,7 @@ def _as_infrastructure_error(error: BaseException) -> InfrastructureError | None
     """The InfrastructureError behind `error`, also when vf-eval's env server sent its repr."""
     if isinstance(error, InfrastructureError):
         return error
-    text = str(error)
-    start = text.find(_MARK)
-    if start < 0:
-        return None
-    line = text[start + len(_MARK):].split("\\n")[0].rstrip("')\"")
-    component_url, _, reason = line.partition(": ")
-    component, _, url = component_url.partition(" http")
-    return InfrastructureError(component, reason, f"http{url}" if url else None)
+    return InfrastructureError.from_text(str(error))
 
 
 class PolicyEnv(vf.SingleTurnEnv):
