@@ -75,8 +75,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    from smolscript_builder.validate import load_edition, validate_full
     from smolscript_sandbox.testing import ensure_service
-    from smolscript_sandbox.validate import load_edition, validate_full
 
     os.environ["SMOLSCRIPT_SANDBOX_URL"] = args.url  # the client and the scorer use it
     health = ensure_service(args.url)

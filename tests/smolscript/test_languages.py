@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from smolscript import ir
-from smolscript.emit import Emitter, emit_source
-from smolscript.grammar import OPS, Stage, emit_pipeline
 from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES, expand_argv, render_job_files
-from smolscript.syntax import EXPR_KEYS, STMT_KEYS, SYNTAX
 from smolscript.types import SignatureError, canonical_output, encode_stdin, normalize_stdout
+from smolscript_builder import ir
+from smolscript_builder.emit import Emitter, emit_source
+from smolscript_builder.grammar import OPS, Stage, emit_pipeline
+from smolscript_builder.syntax import EXPR_KEYS, STMT_KEYS, SYNTAX
 
 pytestmark = pytest.mark.unit
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 from smolscript.client import SandboxClient, SandboxJobError
-from smolscript.web import build_browser_job, generate_web_tasks, score_browser_result
+from smolscript.scoring import build_browser_job
+from smolscript.web import score_browser_result
+from smolscript_builder.web import generate_web_tasks
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration

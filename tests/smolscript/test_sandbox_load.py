@@ -13,8 +13,10 @@ import time
 import pytest
 from smolscript.client import SandboxClient
 from smolscript.languages import LANGUAGES
+from smolscript.scoring import build_browser_job
 from smolscript.types import canonical_output, encode_stdin
-from smolscript.web import build_browser_job, generate_web_tasks, score_browser_result
+from smolscript.web import score_browser_result
+from smolscript_builder.web import generate_web_tasks
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration

@@ -12,17 +12,17 @@ import asyncio
 import threading
 
 import pytest
+from smolscript.scoring import build_browser_job
 from smolscript.web import (
     InfraError,
     JobError,
-    build_browser_job,
     compare,
-    generate_web_tasks,
     launch_chromium,
     run_browser_job,
     score_browser_result,
 )
-from smolscript.web.generator import LANGUAGES
+from smolscript_builder.web import generate_web_tasks
+from smolscript_builder.web.generator import LANGUAGES
 
 pytestmark = pytest.mark.integration
 

@@ -8,6 +8,7 @@ down, `infra_error` statuses) raise `ScoringInfraError`: they are never a model'
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -79,6 +80,20 @@ def program_job(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str) -
     }
 
 
+def build_browser_job(record: Mapping[str, Any], source: str) -> dict:
+    """The service job for `source` (complete candidate source: prefix + continuation).
+
+    `record` is a generator record, or a public dataset row whose `tests` hold the scenario
+    `{"kind", "viewports", "probes", "timeout_s"}` (as the builder writes it); JSON strings, as
+    Parquet stores nested columns, are decoded. Raises KeyError if fields lack.
+    """
+    scenario = record.get("tests") if "probes" not in record else record
+    scenario = json.loads(scenario) if isinstance(scenario, str) else scenario
+    return {"kind": scenario["kind"], "source": source, "fixture": record["fixture"],
+            "viewports": scenario["viewports"], "probes": scenario["probes"],
+            "timeout_s": scenario["timeout_s"]}
+
+
 def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any], reply: Mapping[str, Any]
                   ) -> dict:
     """Compare a service reply with the hidden expected outputs (pure).
@@ -146,8 +161,6 @@ async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: s
         return rejected_outcome(note or "rejected")
     try:
         if task.get("modality") == "browser":
-            from smolscript.web import build_browser_job
-
             reply = await client.run_browser_job(build_browser_job(dict(task), code))
             return judge_browser(task, hidden, reply)
         reply = await client.run_program_job(program_job(task, hidden, code))
