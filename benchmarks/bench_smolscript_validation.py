@@ -32,8 +32,8 @@ def sample(rows: list[dict], per_language: int) -> list[dict]:
 
 async def run_sample(rows, solutions, hidden, *, per_test: bool, concurrency: int) -> dict:
     """Run the sample's references: one job per task (per_test False) or per test (True)."""
-    from smolscript.client import SandboxClient
     from smolscript.scoring import judge_program, program_job
+    from smolscript_sandbox.client import SandboxClient
 
     jobs = []
     for row in rows:

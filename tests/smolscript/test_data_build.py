@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from smolscript.languages import PROGRAM_LANGUAGES
-from smolscript.types import normalize_stdout
 from smolscript_builder.checks import check_composition, check_program_tasks, load_edition
+from smolscript_sandbox.verdict import normalize_stdout
 
 from tests.smolscript._toolchains import compile_check, missing_tools, run_tests
 

@@ -14,10 +14,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from smolscript.client import SandboxClient, SandboxJobError
 from smolscript.scoring import build_browser_job
 from smolscript.web import score_browser_result
 from smolscript_builder.web import generate_web_tasks
+from smolscript_sandbox.client import SandboxClient
+from smolscript_sandbox.errors import JobRejected
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
@@ -36,7 +37,7 @@ async def test_reference_passes_and_negative_control_fails(service, language):
     async with SandboxClient(TEST_URL) as client:
         for task in tasks:
             ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))
-            assert ref["status"] == "ok", ref
+            assert ref.status == "ok", ref
             assert score_browser_result(ref, task["hidden_tests"])["passed"], ref
             neg = await client.run_browser_job(build_browser_job(task, task["negative_control"]))
             assert not score_browser_result(neg, task["hidden_tests"])["passed"], neg
@@ -47,7 +48,7 @@ async def test_hanging_script_is_a_candidate_timeout(service):
     hang = "function setup(doc) {\n  while (true) {}\n}\n"
     async with SandboxClient(TEST_URL) as client:
         result = await client.run_browser_job(build_browser_job(task, hang))
-        assert result["status"] == "timeout", result
+        assert result.status == "timeout", result
         assert not score_browser_result(result, task["hidden_tests"])["passed"]
         # The slot recovers: the reference still passes afterwards on every browser slot.
         for _ in range(service["browser_slots"]):
@@ -76,7 +77,7 @@ async def test_candidate_network_request_never_reaches_the_host(service):
         result = await client.run_browser_job(build_browser_job(task, leak))
     thread.join()
     listener.close()
-    assert result["status"] in ("ok", "timeout"), result
+    assert result.status in ("ok", "timeout"), result
     assert accepted == []
 
 
@@ -89,7 +90,7 @@ def _accept(listener: socket.socket, accepted: list) -> None:
 
 async def test_malformed_browser_job_is_rejected(service):
     async with SandboxClient(TEST_URL) as client:
-        with pytest.raises(SandboxJobError):
+        with pytest.raises(JobRejected):
             await client.run_browser_job(
                 {"kind": "dom", "source": "", "probes": [{"id": "p1", "op": "explode"}]}
             )

@@ -14,8 +14,9 @@ import threading
 import time
 
 import pytest
-from smolscript.client import SandboxClient
+from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.reaper import list_processes
+from smolscript_sandbox.runtimes import RUNTIMES
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
@@ -102,6 +103,12 @@ CASES = [
 ]
 
 
+async def run(client: SandboxClient, runtime: str, source: str) -> dict:
+    """Run `source` as the runtime's complete main file (no harness) once; the reply as JSON."""
+    reply = await client.run_program(runtime, {RUNTIMES[runtime].main_file: source}, ["\n"])
+    return reply.model_dump()
+
+
 @pytest.fixture(scope="module")
 def service() -> dict:
     """The real service (started if needed); its health record."""
@@ -132,7 +139,7 @@ async def wait_clean(health: dict, within_s: float = 3.0) -> tuple[list, list]:
 )
 async def test_hostile_program_is_contained(service, name, language, source, status, check):
     async with SandboxClient(TEST_URL, max_concurrency=2) as client:
-        result = await client.run_program(language, source, ["\n"])
+        result = await run(client, language, source)
         assert result["status"] == "ok", result  # compiled and ran (the test carries the verdict)
         test = result["tests"][0]
         assert test["status"] == status, (name, test)
@@ -167,7 +174,7 @@ async def test_connect_to_host_listener_is_refused(service):
         "s.sendall(b'hello')\nprint('connected')\n"
     )
     async with SandboxClient(TEST_URL) as client:
-        result = await client.run_program("python", source, ["\n"])
+        result = await run(client, "python", source)
     thread.join()
     listener.close()
     test = result["tests"][0]
@@ -199,9 +206,9 @@ async def test_job_cannot_see_another_jobs_folder(service):
         "print(json.dumps(found))\n"
     )
     async with SandboxClient(TEST_URL) as client:
-        hold = asyncio.create_task(client.run_program("python", holder, ["\n"]))
+        hold = asyncio.create_task(run(client, "python", holder))
         await asyncio.sleep(0.5)
-        seek = await client.run_program("python", seeker, ["\n"])
+        seek = await run(client, "python", seeker)
         held = await hold
     assert held["tests"][0]["status"] == "ok", held
     assert seek["tests"][0]["status"] == "ok", seek

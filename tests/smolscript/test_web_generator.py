@@ -6,9 +6,9 @@ import json
 
 import pytest
 from smolscript.scoring import build_browser_job
-from smolscript.web import check_css_syntax, check_html_syntax
-from smolscript.web.executor import validate_job
 from smolscript_builder.web import generate_web_tasks
+from smolscript_sandbox.executor import validate_job
+from smolscript_sandbox.syntax import check_css_syntax, check_html_syntax
 
 pytestmark = pytest.mark.unit
 
@@ -60,7 +60,7 @@ def test_record_shape_and_prefixes(full_share):
             assert r["reference_solution"] != r["negative_control"]
             assert {t["probe"] for t in r["hidden_tests"]} <= {p["id"] for p in r["probes"]}
             assert not any("expected" in p for p in r["probes"])
-            validate_job(build_browser_job(r, r["reference_solution"]))
+            validate_job(build_browser_job(r, r["reference_solution"]).model_dump())
             if lang == "html":
                 assert r["prefix"].endswith("-->\n<") and "--" not in r["instruction"]
             elif lang == "css":

@@ -25,6 +25,7 @@ from verifiers.types import Response
 
 from smolscript import data
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_completion
+from smolscript.errors import ScoringInfraError
 from smolscript.prompts import (
     TEMPLATE_ID,
     build_prompt,
@@ -32,7 +33,7 @@ from smolscript.prompts import (
     make_token_counter,
     token_budget,
 )
-from smolscript.scoring import ScoringInfraError, outcome, resolve_service_url, score_code
+from smolscript.scoring import outcome, resolve_service_url, score_code
 
 VERDICT_KEY = "smolscript"
 
@@ -119,7 +120,7 @@ class SmolscriptRubric(ScoreOnceRubric):
 
     async def score_once(self, state: dict) -> dict:
         """Assemble and score the rollout; returns the verdict (also kept in info)."""
-        from smolscript.client import SandboxClient
+        from smolscript_sandbox.client import SandboxClient
 
         info = state.get("info") or {}
         task = self.tasks[info["id"]]

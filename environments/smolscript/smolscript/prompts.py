@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from smolscript.assemble import code_head
+from smolscript.errors import PromptError, PromptTooLongError
 from smolscript.languages import LANGUAGES
 
 TEMPLATE_ID = "smolscript-completion-v1"
@@ -32,26 +33,6 @@ BUDGET_CAP = 256
 
 # Comment spelling of program task lines: (line opener, closer).
 _BLOCK_CLOSERS = {"<!--": " -->", "/*": " */"}
-
-
-class PromptError(ValueError):
-    """A task cannot be turned into a valid prompt (bad field, trailing whitespace)."""
-
-
-class PromptTooLongError(ValueError):
-    """Prompts plus their generation budget do not fit the model's context window.
-
-    `too_long` lists (task id, prompt tokens, budget) for every offending task.
-    """
-
-    def __init__(self, too_long: list[tuple[str, int, int]], context_length: int):
-        self.too_long = too_long
-        self.context_length = context_length
-        shown = ", ".join(f"{i} ({p}+{b})" for i, p, b in too_long[:10])
-        super().__init__(
-            f"{len(too_long)} prompt(s) do not fit a {context_length}-token context with their "
-            f"generation budget (prompts are never truncated): {shown}"
-        )
 
 
 def token_budget(language: str, difficulty: str, override: int | None = None) -> int:

@@ -23,12 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from smolscript.errors import ReportError
 from smolscript.languages import LANGUAGE_ORDER, LANGUAGES
-
-
-class ReportError(ValueError):
-    """A results file cannot be summarized (unreadable, or records lack required fields)."""
-
 
 REQUIRED_FIELDS = ("id", "language", "passed", "syntax_ok", "hidden_test_pass_rate")
 

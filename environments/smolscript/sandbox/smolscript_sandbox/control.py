@@ -12,10 +12,7 @@ import time
 import httpx
 
 from smolscript_sandbox.config import ServiceConfig
-
-
-class ServiceStartError(RuntimeError):
-    """The service process exited or never became healthy; the message has the log tail."""
+from smolscript_sandbox.errors import SandboxInfraError
 
 
 def _pidfile(config: ServiceConfig):
@@ -44,7 +41,7 @@ def _log_tail(config: ServiceConfig, lines: int = 30) -> str:
 def start(config: ServiceConfig, wait_s: float = 90.0) -> dict:
     """Start the service in the background (if not already up) and wait for /health.
 
-    Returns the health record. Raises ServiceStartError with the log tail on failure.
+    Returns the health record. Raises SandboxInfraError with the log tail on failure.
     """
     up = health(config)
     if up is not None:
@@ -81,7 +78,7 @@ def start(config: ServiceConfig, wait_s: float = 90.0) -> dict:
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise ServiceStartError(
+            raise SandboxInfraError(
                 f"service exited with code {proc.returncode}:\n{_log_tail(config)}"
             )
         up = health(config)
@@ -89,7 +86,7 @@ def start(config: ServiceConfig, wait_s: float = 90.0) -> dict:
             return up
         time.sleep(0.2)
     proc.kill()
-    raise ServiceStartError(f"service not healthy after {wait_s:.0f} s:\n{_log_tail(config)}")
+    raise SandboxInfraError(f"service not healthy after {wait_s:.0f} s:\n{_log_tail(config)}")
 
 
 def stop(config: ServiceConfig, wait_s: float = 15.0) -> bool:

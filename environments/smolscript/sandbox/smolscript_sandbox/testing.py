@@ -22,7 +22,7 @@ TEST_URL = os.environ.get("SMOLSCRIPT_SANDBOX_TEST_URL", "http://127.0.0.1:8791"
 def ensure_service(url: str | None = None, **overrides: object) -> dict:
     """Return the health record of a running service, starting one if none answers.
 
-    Raises control.ServiceStartError (with the service log) when it cannot start.
+    Raises SandboxInfraError (with the service log) when it cannot start.
     """
     parsed = urlparse(url or TEST_URL)
     config = ServiceConfig.from_env(host=parsed.hostname, port=parsed.port, **overrides)

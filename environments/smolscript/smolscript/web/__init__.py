@@ -1,14 +1,11 @@
 """Browser tasks of smolscript (HTML, CSS, JavaScript DOM/event), on the host side.
 
-- `compare` / `score_browser_result`: the comparator of service observations with the hidden
-  expected values (semantic equivalences: whitespace, colours, numbers, class tokens, ...).
-- `run_browser_job`: the probe executor the scoring service runs against a warm browser.
+`compare` / `score_browser_result` turn the scoring service's observations and the hidden
+expected values into per-assertion verdicts, with the benchmark's semantic equivalences
+(whitespace, colours in any notation, numbers, class tokens, rectangles). The browser that
+makes the observations is the service's (`smolscript_sandbox.executor`).
 """
 
 from .compare import compare, score_browser_result
-from .errors import InfraError, JobError, WebError
-from .executor import launch_chromium, run_browser_job
-from .syntax import check_css_syntax, check_html_syntax
 
-__all__ = ["InfraError", "JobError", "WebError", "check_css_syntax", "check_html_syntax",
-           "compare", "launch_chromium", "run_browser_job", "score_browser_result"]
+__all__ = ["compare", "score_browser_result"]
