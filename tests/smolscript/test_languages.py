@@ -133,3 +133,4 @@ def test_emitter_spells_known_python_and_c():
     assert "int t = abs(n) % 10;" in c and "if ((t > 4)) {" in c and c.endswith("}\n")
     with pytest.raises(TypeError):
         Emitter("python").expr("n")
+
