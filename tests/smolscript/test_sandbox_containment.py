@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from smolscript_sandbox.client import SandboxClient
@@ -109,6 +110,20 @@ async def run(client: SandboxClient, runtime: str, source: str) -> dict:
     return reply.model_dump()
 
 
+async def _wait_for_file_with(state_dir: Path, needle: str, within_s: float = 60.0) -> Path:
+    """The slot job file holding `needle`, once the service has written it (host side)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        for path in state_dir.glob("slots/slot*/job/*"):
+            try:
+                if needle in path.read_text(errors="replace"):
+                    return path
+            except OSError:
+                continue
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no slot file under {state_dir} holds the holder's secret")
+
+
 @pytest.fixture(scope="module")
 def service() -> dict:
     """The real service (started if needed); its health record."""
@@ -185,9 +200,12 @@ async def test_connect_to_host_listener_is_refused(service):
 
 
 async def test_job_cannot_see_another_jobs_folder(service):
-    """Job A keeps a secret in its folder while job B (another slot) searches every path."""
+    """Job A keeps a secret in its folder while job B (another slot) searches every path.
+
+    Event-based: B is sent only once A's file holds the secret on the host (the service's slot
+    folder), and A must still be running when B has finished (the two overlapped)."""
     token = os.urandom(4).hex()
-    holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(2.5)\n"
+    holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(8)\n"
     roots = ["/tmp", "/job", "/proc", service["state_dir"], "/var", "/root"]
     seeker = (  # builds the secret at run time, so its own source never contains it
         "import json, os\n"
@@ -207,8 +225,9 @@ async def test_job_cannot_see_another_jobs_folder(service):
     )
     async with SandboxClient(TEST_URL) as client:
         hold = asyncio.create_task(run(client, "python", holder))
-        await asyncio.sleep(0.5)
+        await _wait_for_file_with(Path(service["state_dir"]), f"s3cr3t-{token}")
         seek = await run(client, "python", seeker)
+        assert not hold.done(), "the holder ended before the seeker searched: no overlap"
         held = await hold
     assert held["tests"][0]["status"] == "ok", held
     assert seek["tests"][0]["status"] == "ok", seek

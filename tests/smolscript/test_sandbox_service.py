@@ -121,7 +121,7 @@ def test_service_refuses_to_start_without_bwrap(tmp_path):
     assert "bwrap not found" in done.stderr and "refusing to start" in done.stderr
 
 
-@pytest.mark.unit
+@pytest.mark.integration  # connects to a (missing) engine socket
 def test_container_path_reports_missing_engine(monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     with pytest.raises(SandboxInfraError, match="no container engine reachable"):
@@ -169,7 +169,7 @@ def test_schema_rejects_unsafe_file_names_and_normalizes_stdout():
     assert normalize_stdout(b"\xff") == "\ufffd"
 
 
-@pytest.mark.unit
+@pytest.mark.integration  # a fresh interpreter
 def test_client_imports_without_the_service_dependencies():
     code = ("import sys, smolscript_sandbox.client, smolscript_sandbox.schema; "
             "heavy = {'fastapi', 'uvicorn', 'playwright', 'docker', 'html5lib', 'smolscript'}; "
@@ -179,7 +179,7 @@ def test_client_imports_without_the_service_dependencies():
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.unit
+@pytest.mark.integration  # a real connection attempt
 async def test_client_raises_infra_error_when_service_is_down():
     with socket.socket() as probe:  # a port that nothing listens on once closed
         probe.bind(("127.0.0.1", 0))

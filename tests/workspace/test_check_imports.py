@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "check_imports.py"
 
@@ -23,6 +22,7 @@ def _checker():
     return module
 
 
+@pytest.mark.integration  # runs the script in a subprocess
 def test_the_workspace_keeps_its_boundaries():
     done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True,
                           timeout=120, check=False)
@@ -35,6 +35,7 @@ def test_the_workspace_keeps_its_boundaries():
     assert "  smolscript_sandbox (" in done.stdout and "FAIL" not in done.stdout
 
 
+@pytest.mark.unit
 def test_a_tree_that_breaks_the_rules_fails(tmp_path, capsys):
     checker = _checker()
     files = {

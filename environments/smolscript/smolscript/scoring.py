@@ -197,10 +197,13 @@ def resolve_service_url(url: str | None = None, start: bool = True) -> str:
         pass
     if not start:
         raise ScoringInfraError("no scoring service answers here", base)
+    from urllib.parse import urlparse
+
     from smolscript_sandbox import control
     from smolscript_sandbox.config import ServiceConfig
 
-    config = ServiceConfig.from_env()
+    where = urlparse(base)  # start it where it was looked for, not at another default port
+    config = ServiceConfig.from_env(host=where.hostname, port=where.port)
     try:
         control.start(config)
     except InfrastructureError as exc:
