@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 
 import pytest
 from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.text import completion_text
 from smolscript.data import DataError
 from smolscript.env import (
     SmolscriptRubric,
-    completion_text,
     load_environment,
 )
 from smolscript.prompts import PromptTooLongError
 from smolscript.scoring import ScoringInfraError
 
 from tests.smolscript.tiny_edition import write_edition
-
-README = Path(__file__).resolve().parents[2] / "environments" / "smolscript" / "README.md"
 
 
 @pytest.fixture

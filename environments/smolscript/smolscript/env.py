@@ -21,6 +21,7 @@ from typing import Any
 import verifiers as vf
 from datasets import Dataset
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.text import completion_text
 from verifiers.types import Response
 
 from smolscript import data
@@ -65,24 +66,6 @@ def hidden_test_pass_rate(state: Mapping[str, Any], **_: Any) -> float:
 
 REWARD_FUNCS = (passed, syntax_ok, hidden_test_pass_rate, empty_response)
 REWARD_WEIGHTS = (1.0, 0.0, 0.0, 0.0)
-
-
-def completion_text(completion: Any) -> str:
-    """The raw text a model produced: a completions string, or assistant message contents."""
-    if completion is None:
-        return ""
-    if isinstance(completion, str):
-        return completion
-    parts = []
-    for message in completion:
-        content = message.get("content") if isinstance(message, Mapping) else getattr(
-            message, "content", None)
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(p.get("text", "") if isinstance(p, Mapping) else getattr(p, "text", "")
-                         for p in content)
-    return "".join(parts)
 
 
 # --------------------------------------------------------------------------- rubric

