@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from smol_envs_core.results import ResultsError, read_results, results_path, row_info
+
 from smolscript.errors import ReportError
 from smolscript.languages import LANGUAGE_ORDER, LANGUAGES
 
@@ -110,9 +112,7 @@ def records_from_vf_results(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
     """Per-task records from a `vf-eval -s` results.jsonl (info + metrics columns)."""
     records = []
     for row in rows:
-        info = row.get("info") or {}
-        if isinstance(info, str):
-            info = json.loads(info)
+        info = row_info(row)
         metrics = row.get("metrics") or {}
         records.append({
             "id": info.get("id"), "language": info.get("language"),
@@ -130,15 +130,14 @@ def load_records(path: str | Path) -> tuple[list[dict], dict]:
 
     Returns (records, run metadata). Raises ReportError when the file is not either kind.
     """
-    path = Path(path)
-    if path.is_dir():
-        path = path / "results.jsonl"
+    path = results_path(path)
+    if path.suffix == ".jsonl":  # vf-eval's
+        try:
+            results = read_results(path)
+        except ResultsError as exc:
+            raise ReportError(str(exc)) from exc
+        return records_from_vf_results(results.rows), results.metadata
     try:
-        if path.suffix == ".jsonl":
-            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-            meta_path = path.with_name("metadata.json")
-            meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-            return records_from_vf_results(rows), meta
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"cannot read results {path}: {exc}") from exc

@@ -17,7 +17,6 @@ Pure computation (`summarize`) is apart from rendering (`render`, `plot`) and fr
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter, defaultdict
@@ -25,6 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from smol_envs_core.results import ResultsError, read_results, row_info
 
 from smoltalkbench.errors import DataError
 
@@ -101,9 +102,7 @@ def _reason_kind(reason: str) -> str:
 
 def sample_from_row(row: Mapping[str, Any], line: int = 0) -> Sample:
     """Sample from one results.jsonl row. Raises DataError when a metric is missing."""
-    info = row.get("info") or {}
-    if isinstance(info, str):
-        info = json.loads(info)
+    info = row_info(row)
     judge_record = row.get("judge") if isinstance(row.get("judge"), Mapping) else None
     reference_chars = info.get("reference_chars")
     if reference_chars is None:
@@ -130,18 +129,14 @@ def _share_M(record: Mapping[str, Any]) -> float | None:  # noqa: N802
 
 def load_samples(path: str | Path) -> list[Sample]:
     """Samples from a results.jsonl file, or from the folder vf-eval wrote it in."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "results.jsonl"
-    if not path.is_file():
-        raise DataError(f"{path}: no such results file")
-    samples = []
-    with path.open(encoding="utf-8") as handle:
-        for line, text in enumerate(handle, start=1):
-            if text.strip():
-                samples.append(sample_from_row(json.loads(text), line))
+    try:
+        results = read_results(path)
+    except ResultsError as exc:
+        raise DataError(str(exc)) from exc
+    samples = [sample_from_row(row, line) for row, line in zip(results.rows, results.lines,
+                                                                strict=True)]
     if not samples:
-        raise DataError(f"{path}: no results")
+        raise DataError(f"{results.path}: no results")
     return samples
 
 
