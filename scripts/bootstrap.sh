@@ -7,8 +7,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export UV_PYTHON_DOWNLOADS=never
-# llama-cpp-python builds from source (about 4-5 minutes on 2 cores, cached by uv afterwards).
-export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
+# llama-cpp-python builds from source (about 4-5 minutes on 2 cores, cached by uv afterwards)
+# for a portable x86-64-v3 baseline (AVX2, FMA, F16C; never -march=native, never AMX): the flags
+# live in the root pyproject ([tool.uv] config-settings-package) so that every `uv sync` uses
+# them. A native build on a CPU with AMX died on its first request; these machines change CPU.
+if [[ "$(uname -m)" == "x86_64" ]]; then
+  for flag in avx2 fma f16c; do
+    if ! grep -qw "$flag" /proc/cpuinfo; then
+      echo "bootstrap: this CPU lacks $flag, which the portable llama.cpp build needs;" \
+        "edit cmake.args in pyproject.toml ([tool.uv] config-settings-package)" >&2
+      exit 1
+    fi
+  done
+fi
 
 if ! command -v uv >/dev/null 2>&1; then
   echo "== installing uv"

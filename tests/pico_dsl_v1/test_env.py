@@ -6,11 +6,15 @@ import asyncio
 import inspect
 from collections import Counter
 
+import httpx
+import openai
 import pytest
 import verifiers as vf
 from pico_dsl_v1 import load_environment
 from pico_dsl_v1.env import METRIC_FUNCS, build_rubric, rollout_state
 from pico_dsl_v1.score import METRIC_NAMES
+from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.markers import END_OF_TURN_MARKERS
 
 from .conftest import ScriptedEndpoint
 
@@ -28,6 +32,13 @@ def test_defaults_expose_the_same_480_rows(env: vf.Environment) -> None:
     assert train["answer"] == evaluation["answer"]
     cells = Counter((i["slice"], i["complexity_level"]) for i in evaluation["info"])
     assert len(cells) == 24 and set(cells.values()) == {20}
+
+
+def test_the_default_is_every_row_of_the_selection() -> None:
+    """The design card's `-a '{"slice":"repeat"}'` needs no num_examples: 80 rows."""
+    repeat = load_environment(slice="repeat").get_eval_dataset()
+    assert len(repeat) == 80 and {i["slice"] for i in repeat["info"]} == {"repeat"}
+    assert len(load_environment(slice="repeat", num_examples=-1).get_eval_dataset()) == 80
 
 
 def test_mixed_prefix_is_balanced() -> None:
@@ -51,6 +62,7 @@ def test_single_slice_round_robins_levels() -> None:
         ({"dataset_mode": "generated", "difficulty": "extreme"}, "tiny, easy"),
         ({"tokenizer": "gpt2-ish"}, "auto, none"),
         ({"num_examples": 481}, "1-480"),
+        ({"num_examples": 81, "slice": "repeat"}, "1-80 for slice 'repeat'"),
         ({"num_examples": 81, "slice": "deletion"}, "1-80"),
         ({"difficulty": "hard"}, "generated"),
     ],
@@ -142,3 +154,33 @@ def test_scripted_rollouts_and_empty_answers_are_kept_not_retried() -> None:
     assert all(o["reward"] == 0.0 and o["error"] is None for o in empties)
     full = [o for o in outputs if o["metrics"]["empty_response"] == 0.0]
     assert len(full) == 4 and all(o["reward"] == 1.0 for o in full)
+
+
+@pytest.mark.parametrize("marker", list(END_OF_TURN_MARKERS))
+def test_an_end_of_turn_marker_after_the_answer_does_not_cost_the_score(
+    env: vf.Environment, marker: str
+) -> None:
+    record = env.get_eval_dataset().to_list()[0]
+    states = [
+        rollout_state(record, 0, f"<answer>\n{record['answer']}\n</answer>{marker}"),
+        rollout_state(record, 1, f"<answer>\n{record['answer']}\n</answer>\n{marker}\n"),
+        rollout_state(record, 2, f"<answer>\n{record['answer']}\n</answer>{marker}tail"),
+    ]
+    asyncio.run(env.rubric.score_group(states))
+    assert [s["reward"] for s in states] == [1.0, 1.0, 0.0]  # only at the very end
+    assert states[2]["pico_dsl_v1_parse_reason"] == "text after answer block"
+
+
+def test_a_failed_model_call_stops_the_run_instead_of_scoring_zero(env: vf.Environment) -> None:
+    """The endpoint answered HTTP 500 after retries: InfrastructureError, never a reward of 0."""
+    request = httpx.Request("POST", "http://scripted.test/v1/chat/completions")
+    crash = openai.InternalServerError(
+        "model crashed", response=httpx.Response(500, request=request), body=None
+    )
+    error = vf.ModelError("model call failed")
+    error.__cause__ = crash
+    state = rollout_state(env.get_eval_dataset().to_list()[0], 0, "")
+    state["error"] = error
+    with pytest.raises(InfrastructureError, match="model endpoint http://scripted.test/v1"):
+        asyncio.run(env.rubric.score_group([state]))
+    assert state.get("reward") is None

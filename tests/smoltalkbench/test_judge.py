@@ -74,6 +74,20 @@ def test_model_text_cannot_inject_a_template_slot_or_close_its_section():
         ),
         ([], "m", None, "no logprobs", "empty list"),
         (None, "M", None, "no logprobs", "no logprobs at all"),
+        ([("m", None), ("M", LN(0.5))], "m", None, "logprob None", "null logprob"),
+        ([("m", float("nan")), ("M", LN(0.5))], "m", None, "logprob nan", "NaN logprob"),
+        ([("m", "-0.1"), ("M", LN(0.5))], "m", None, "logprob '-0.1'", "non-numeric logprob"),
+        ([("m", True), ("M", LN(0.5))], "m", None, "logprob True", "boolean logprob"),
+        ([("m", 0.7), ("M", LN(0.5))], "m", None, "logprob 0.7", "positive logprob"),
+        ([(None, LN(0.5)), ("M", LN(0.5))], "m", None, "token None", "missing token"),
+        ([("", LN(0.5)), ("M", LN(0.5))], "m", None, "token ''", "empty token text"),
+        ([(7, LN(0.5))], "m", None, "token 7", "non-string token"),
+        ([("m", float("-inf")), ("M", LN(0.5))], "M", 1.0, None, "-inf is probability 0"),
+        (
+            [("M", LN(0.3)), ("m", LN(0.3)), ("a", LN(0.1)), ("b", LN(0.1)), ("c", LN(0.1)),
+             ("m", LN(0.01))],
+            "m", 0.5, None, "a sixth (sampled) token beyond the top 5 is ignored",
+        ),
     ],
 )
 def test_parse_verdict(top, label, expected, error, why):
@@ -82,6 +96,29 @@ def test_parse_verdict(top, label, expected, error, why):
         assert verdict.raw_win_prob is None and error in verdict.error, why
     else:
         assert verdict.error is None and verdict.raw_win_prob == pytest.approx(expected), why
+
+
+@pytest.mark.parametrize(
+    ("token", "text", "family"),
+    [
+        ("\u0120M", "M", "byte-level BPE space (GPT-2, Llama 3, Qwen, SmolLM)"),
+        ("\u0120m", "m", "byte-level BPE space, lower case"),
+        ("\u010aM", "M", "byte-level BPE newline"),
+        ("\u0109m", "m", "byte-level BPE tab"),
+        ("\u2581M", "M", "SentencePiece space (Llama 2, Mistral, Gemma)"),
+        ("<0x0A>m", "m", "SentencePiece byte-fallback newline"),
+        (" M", "M", "plain text"),
+        ("\u0120Model", "Model", "a longer word stays a different token"),
+    ],
+)
+def test_label_text_reads_tokenizer_spellings(token, text, family):
+    assert judge.label_text(token) == text, family
+
+
+def test_raw_vocabulary_pieces_give_the_same_verdict_as_text():
+    raw = judge.parse_verdict([("\u0120m", LN(0.6)), ("\u0120M", LN(0.2))], "m")
+    text = judge.parse_verdict([(" m", LN(0.6)), (" M", LN(0.2))], "m")
+    assert raw.error is None and raw.raw_win_prob == pytest.approx(text.raw_win_prob) == 0.75
 
 
 @pytest.mark.parametrize(

@@ -119,7 +119,8 @@ async def test_transient_errors_are_retried_then_succeed(scripted):
     reply = await client(server.url).top_logprobs(MESSAGES)
     assert reply.error is None and reply.attempts == 3
     # llama.cpp's extra sampled-token entry is dropped: the top 5 only, best first.
-    assert [t for t, _ in reply.top_logprobs] == ["M", " m", "The", "I", "A"]
+    top, error = judge.clean_top_logprobs(reply.top_logprobs)
+    assert error is None and [t for t, _ in top] == ["M", " m", "The", "I", "A"]
     sent = server.requests[-1]
     assert (sent["max_tokens"], sent["logprobs"], sent["top_logprobs"]) == (1, True, TOP_LOGPROBS)
 
@@ -142,6 +143,32 @@ async def test_reply_without_logprobs_is_an_error(scripted):
     server = scripted([(200, completion(None))])
     reply = await client(server.url).top_logprobs(MESSAGES)
     assert reply.error == "judge reply has no logprobs" and reply.token == "M"
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"token": "m", "logprob": None}, "logprob None"),
+        ({"token": "m"}, "logprob None"),
+        ({"token": "m", "logprob": "NaN"}, "logprob nan"),
+        ({"token": "", "logprob": -0.1}, "token ''"),
+        ({"logprob": -0.1}, "token None"),
+    ],
+)
+async def test_malformed_logprobs_from_a_real_server_are_a_judge_error(scripted, entry, reason):
+    body = {"content": [{"token": "M", "logprob": -0.5, "top_logprobs": [
+        {"token": "M", "logprob": -0.5}, entry]}]}
+    server = scripted([(200, completion(body))])
+    reply = await client(server.url).top_logprobs(MESSAGES)
+    verdict = judge.parse_verdict(reply.top_logprobs, "m")  # no exception
+    assert verdict.raw_win_prob is None and reason in verdict.error
+
+
+async def test_empty_top_logprobs_list_is_a_judge_error(scripted):
+    body = {"content": [{"token": "M", "logprob": -0.5, "top_logprobs": []}]}
+    reply = await client(scripted([(200, completion(body))]).url).top_logprobs(MESSAGES)
+    verdict = judge.parse_verdict(reply.top_logprobs, "m")
+    assert verdict.raw_win_prob is None and "no logprobs" in verdict.error
 
 
 async def test_unreachable_endpoint_is_retried_and_reported():
@@ -168,14 +195,16 @@ async def test_local_smollm2_serves_identifier_logprobs(local_model_base_url, lo
         JudgeConfig(model=local_model_name, base_url=local_model_base_url, api_key_var=None)
     )
     reply = await c.top_logprobs(messages)
-    assert reply.error is None and 1 <= len(reply.top_logprobs) <= TOP_LOGPROBS
-    logprobs = [lp for _, lp in reply.top_logprobs]
+    top, error = judge.clean_top_logprobs(reply.top_logprobs)
+    assert reply.error is None and error is None and 1 <= len(top) <= TOP_LOGPROBS
+    logprobs = [lp for _, lp in top]
     assert logprobs == sorted(logprobs, reverse=True) and all(lp <= 0 for lp in logprobs)
     # Measured: SmolLM2-135M puts "M" (no leading space) in its top 5, not "m"; logprobs do not
     # depend on the sampling temperature, so the verdict is the same on every call.
-    tokens = [t for t, _ in reply.top_logprobs]
+    tokens = [t for t, _ in top]
     assert "M" in tokens and "m" not in tokens
     verdict = judge.parse_verdict(reply.top_logprobs, label)
     assert verdict.raw_win_prob == (1.0 if label == "M" else 0.0)
     again = await c.top_logprobs(messages)
-    assert again.top_logprobs == reply.top_logprobs
+    # The raw list may end with the sampled token (temperature 1): the top 5 are the same.
+    assert judge.clean_top_logprobs(again.top_logprobs)[0] == top

@@ -152,3 +152,23 @@ def test_missing_metric_is_a_data_error(tmp_path):
     write_results(tmp_path / "results.jsonl", [{"reward": 1.0, "info": {}}])
     with pytest.raises(DataError, match="line 1: metric 'judge_error' missing"):
         report.load_samples(tmp_path / "results.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("model", "warned"),
+    [("SmolLM2-135M-Instruct", True), ("HuggingFaceTB/SmolLM-360M-Instruct", True),
+     ("smollm2-1.7b", True), ("Qwen2.5-0.5B-Instruct", False), (None, False)],
+)
+def test_contamination_warning_names_smollm_models(model, warned):
+    assert (report.contamination_warning(model) is not None) == warned
+
+
+def test_the_report_header_warns_for_a_smollm_run():
+    summary = report.summarize([sample(0.5)], model="SmolLM2-135M-Instruct")
+    console = Console(record=True, width=200)
+    console.print(report.render(summary))
+    text = console.export_text()
+    assert "SmolTalkBench: SmolLM2-135M-Instruct" in text and "inflated" in text
+    other = Console(record=True, width=200)
+    other.print(report.render(report.summarize([sample(0.5)], model="Qwen2.5-0.5B")))
+    assert "inflated" not in other.export_text()

@@ -7,10 +7,12 @@ infrastructure-failure policy) and its scores are kept in the rollout state.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
+from smol_envs_core.errors import reject_unknown_arguments
 from smol_envs_core.markers import strip_end_of_turn
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
 from smol_envs_core.text import completion_text as raw_completion_text
@@ -71,10 +73,14 @@ class PicoRubric(ScoreOnceRubric):
 
     record_key = SCORES_KEY
 
-    async def score_once(self, state: dict[str, Any]) -> dict[str, float]:
+    def score_once(self, state: dict[str, Any]) -> dict[str, float]:
         parsed = parse_answer(completion_text(state.get("completion")))
         state["pico_dsl_v1_parse_reason"] = parsed.reason
         return score_answer(parsed, state["info"]["target_lines"])
+
+    def direct_metrics(self, state: dict[str, Any]) -> dict[str, float]:
+        """Every metric at once from the score record (the functions return the same)."""
+        return {**state[SCORES_KEY], "empty_response": empty_response(state)}
 
 
 def _metric(name: str) -> Callable[..., float]:
@@ -128,9 +134,14 @@ def rollout_state(record: dict[str, Any], index: int, content: str) -> State:
     return state
 
 
+DEFAULT_MAX_TOKENS = 512  # the longest target block is 153 characters; room for a preamble
+
+
 class PicoDslEnv(PolicyEnv):
     """The collection's SingleTurnEnv (empty answers kept and scored 0, infrastructure failures
-    stop the run; see smol_envs_core.policy)."""
+    stop the run; see smol_envs_core.policy), with a default token budget."""
+
+    default_max_tokens = DEFAULT_MAX_TOKENS
 
 
 def _check_arguments(
@@ -160,6 +171,7 @@ def load_environment(
     seed: int = 0,
     difficulty: str | None = None,
     tokenizer: str = "auto",
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     **kwargs: Any,
 ) -> vf.Environment:
     """Build the pico-dsl-v1 environment.
@@ -173,13 +185,19 @@ def load_environment(
         seed: generated mode only.
         difficulty: generated mode only: tiny/easy/medium/hard/mixed or tape16/24/34/48.
         tokenizer: generated mode phrase-length measure: "auto", "none" or a tiktoken name.
-        **kwargs: passed to the verifiers environment.
+        max_tokens: token budget of each request when the run sets none (`vf-eval -t` wins).
+        **kwargs: refused (TypeError naming the valid arguments): a misspelled argument must
+            not silently run the defaults.
 
     Raises:
         ValueError (ConfigError): an argument is unknown or out of range; the message lists the
             valid values.
     """
+    reject_unknown_arguments("pico-dsl-v1", kwargs, list(inspect.signature(load_environment)
+                                                          .parameters)[:-1])
     _check_arguments(dataset_mode, difficulty, tokenizer, slice)
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ConfigError(f"max_tokens must be a positive integer, got {max_tokens!r}")
     if num_examples is not None and num_examples < 0:
         num_examples = None
     if dataset_mode == "fixed":
@@ -190,11 +208,12 @@ def load_environment(
 
     dataset = Dataset.from_list([to_record(row) for row in rows])
     parser = PicoAnswerParser()
-    return PicoDslEnv(
+    env = PicoDslEnv(
         dataset=dataset,
         eval_dataset=dataset,
         system_prompt=SYSTEM_PROMPT,
         parser=parser,
         rubric=build_rubric(parser),
-        **kwargs,
     )
+    env.default_max_tokens = max_tokens
+    return env

@@ -14,12 +14,14 @@ line naming the component and its URL.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from smol_envs_core.errors import reject_unknown_arguments
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
 from smol_envs_core.text import completion_text
 from verifiers.types import Response
@@ -208,10 +210,8 @@ def load_environment(
       long raises PromptTooLongError (prompts are never truncated).
     Raises DataError naming valid values for a bad language, difficulty or edition.
     """
-    if kwargs:
-        raise TypeError(f"unknown argument(s) {sorted(kwargs)}; valid: languages, "
-                        "difficulties, edition, num_examples, per_language, max_tokens, "
-                        "service_url, concurrency, context_length, tokenizer")
+    reject_unknown_arguments("smolscript", kwargs, list(inspect.signature(load_environment)
+                                                         .parameters)[:-1])
     if isinstance(languages, str):
         languages = [languages]
     if isinstance(difficulties, str):

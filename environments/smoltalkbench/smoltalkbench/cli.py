@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     results = Path(args.results)
-    summary = report.summarize(report.load_samples(results))
+    summary = report.summarize(report.load_samples(results), model=report.run_model(results))
     Console().print(report.render(summary))
     folder = results if results.is_dir() else results.parent
     png = report.plot(summary, args.png or folder / "smoltalkbench_report.png")

@@ -11,11 +11,12 @@ which is then excluded from the reward average and counted (`judge_error`) in ev
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.errors import InfrastructureError, reject_unknown_arguments
 from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
 
 from smoltalkbench import data, judge
@@ -147,6 +148,8 @@ def load_environment(
     0 stops the run at the first one; tolerated ones are excluded from the reward average and
     counted. Raises ConfigError for invalid numbers.
     """
+    reject_unknown_arguments("smoltalkbench", kwargs, list(inspect.signature(load_environment)
+                                                            .parameters)[:-1])
     if length_penalty_chars < 0:
         raise ConfigError(f"length_penalty_chars must be >= 0, got {length_penalty_chars}")
     if judge_max_retries < 0 or judge_max_concurrent < 1 or judge_timeout_s <= 0:
@@ -177,6 +180,6 @@ def load_environment(
         return data.to_verifiers(data.load_rows(dataset, config, split, data_files), num_examples)
 
     rubric = JudgedRubric(client, length_penalty_chars, order_seed, max_judge_error_rate)
-    env = SmolTalkBenchEnv(eval_dataset=build, rubric=rubric, **kwargs)
+    env = SmolTalkBenchEnv(eval_dataset=build, rubric=rubric)
     env.error_budget = ErrorBudget("judge_error", max_judge_error_rate, "judge", judge_base_url)
     return env

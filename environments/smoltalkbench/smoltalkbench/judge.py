@@ -96,18 +96,58 @@ class IdentifierProbs:
         return (self.m if label == "m" else self.M) / total
 
 
+# Servers that return raw vocabulary pieces spell whitespace with the tokenizer's own markers:
+# byte-level BPE (GPT-2, Llama 3, Qwen, SmolLM) maps space/newline/tab to "Ġ"/"Ċ"/"ĉ";
+# SentencePiece (Llama 2, Mistral, Gemma) writes a leading space as "▁" (U+2581) and a newline as
+# the byte piece "<0x0A>".
+_SPACE_MARKERS = str.maketrans({"\u0120": " ", "\u010a": "\n", "\u0109": "\t", "\u2581": " "})
+_BYTE_PIECE = re.compile(r"<0x(?:20|0A|0D|09)>", re.IGNORECASE)
+TOP_K = 5
+
+
+def label_text(token: str) -> str:
+    """A judge token as text: tokenizer space markers decoded, surrounding whitespace removed.
+
+    `"ĠM"` (byte-level BPE), `"▁M"` (SentencePiece), `"<0x0A>M"` and `" M"` all give `"M"`.
+    Pure.
+    """
+    return _BYTE_PIECE.sub(" ", token).translate(_SPACE_MARKERS).strip()
+
+
+def clean_top_logprobs(entries: Sequence[tuple[object, object]] | None
+                       ) -> tuple[list[tuple[str, float]] | None, str | None]:
+    """Check the raw (token, logprob) pairs of a judge reply; keep the TOP_K most probable.
+
+    Returns (pairs, None), or (None, reason) when the reply is malformed: no entries, a token
+    that is missing, not a string or empty, or a logprob that is missing, not a number, NaN or
+    positive. llama.cpp appends the sampled token when it is outside the top k, hence the cut.
+    Never raises.
+    """
+    if not entries:
+        return None, "judge reply has no logprobs"
+    pairs = []
+    for token, logprob in entries:
+        if not isinstance(token, str) or not token:
+            return None, f"malformed judge logprobs: token {token!r}"
+        if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+            return None, f"malformed judge logprobs: logprob {logprob!r} for token {token!r}"
+        if math.isnan(logprob) or logprob > 1e-6:
+            return None, f"malformed judge logprobs: logprob {logprob!r} for token {token!r}"
+        pairs.append((token, float(logprob)))
+    return sorted(pairs, key=lambda pair: -pair[1])[:TOP_K], None
+
+
 def identifier_probs(top_logprobs: Sequence[tuple[str, float]]) -> IdentifierProbs:
     """Sum the probability of each identifier over its token spellings in the top logprobs.
 
     `top_logprobs` is [(token text, natural-log probability)] for the judge's first generated
-    token. A token counts for `m` or `M` when it equals the identifier once surrounding
-    whitespace is stripped (`"m"`, `" m"`, `"\\nM"`); case matters. Spellings of the same
-    identifier add up.
+    token. A token counts for `m` or `M` when `label_text` of it equals the identifier (`"m"`,
+    `" m"`, `"\\nM"`, `"ĠM"`, `"▁m"`); case matters. Spellings of the same identifier add up.
     """
     sums = {"m": 0.0, "M": 0.0}
     for token, logprob in top_logprobs:
-        key = token.strip()
-        if key in sums and logprob is not None and math.isfinite(logprob):
+        key = label_text(token)
+        if key in sums and math.isfinite(logprob):
             sums[key] += math.exp(logprob)
     return IdentifierProbs(m=sums["m"], M=sums["M"])
 
@@ -122,15 +162,17 @@ class Verdict:
     p_M: float = 0.0  # noqa: N815
 
 
-def parse_verdict(top_logprobs: Sequence[tuple[str, float]] | None, label: str) -> Verdict:
+def parse_verdict(top_logprobs: Sequence[tuple[object, object]] | None, label: str) -> Verdict:
     """Probability that the reply (shown as `label`) beats the reference, from the top logprobs.
 
     Normalised over the two identifiers: P(label) / (P(m) + P(M)). When only one identifier is in
     the top 5 the other counts as 0, so the result is 0.0 or 1.0. Returns a Verdict with an
-    `error` (and no probability) when there are no logprobs or neither identifier is present.
+    `error` (and no probability) when the logprobs are missing or malformed (`clean_top_logprobs`)
+    or neither identifier is present. Never raises.
     """
-    if not top_logprobs:
-        return Verdict(raw_win_prob=None, error="judge reply has no logprobs")
+    top_logprobs, error = clean_top_logprobs(top_logprobs)
+    if error:
+        return Verdict(raw_win_prob=None, error=error)
     probs = identifier_probs(top_logprobs)
     if probs.m + probs.M <= 0.0:
         tokens = ", ".join(repr(t) for t, _ in top_logprobs)

@@ -18,9 +18,11 @@ from typing import Any
 
 import openai
 
+from smoltalkbench import judge
+
 logger = logging.getLogger(__name__)
 
-TOP_LOGPROBS = 5
+TOP_LOGPROBS = judge.TOP_K
 _TRANSIENT = (
     openai.APIConnectionError,  # includes APITimeoutError
     openai.RateLimitError,
@@ -57,8 +59,13 @@ class JudgeReply:
     token: str | None = None
 
 
-def extract_top_logprobs(response: Any) -> tuple[list[tuple[str, float]] | None, str | None]:
-    """(top logprobs of the first generated token, that token) from a chat completion.
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+def extract_top_logprobs(response: Any) -> tuple[list[tuple[Any, Any]] | None, str | None]:
+    """(raw top (token, logprob) pairs of the first generated token, that token) from a chat
+    completion, exactly as the server sent them: `judge.clean_top_logprobs` checks them.
 
     Returns (None, token-or-None) when the response carries no logprobs for its first token.
     """
@@ -70,11 +77,8 @@ def extract_top_logprobs(response: Any) -> tuple[list[tuple[str, float]] | None,
     content = getattr(getattr(choices[0], "logprobs", None), "content", None) or []
     if not content:
         return None, token
-    top = getattr(content[0], "top_logprobs", None) or []
-    pairs = [(str(t.token), float(t.logprob)) for t in top if getattr(t, "token", None) is not None]
-    # llama.cpp appends the sampled token when it is outside the top k: keep the top k only.
-    pairs = sorted(pairs, key=lambda pair: -pair[1])[:TOP_LOGPROBS]
-    return (pairs or None), token
+    top = _field(content[0], "top_logprobs") or []
+    return [(_field(t, "token"), _field(t, "logprob")) for t in top], token
 
 
 class JudgeClient:

@@ -17,6 +17,7 @@ Pure computation (`summarize`) is apart from rendering (`render`, `plot`) and fr
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter, defaultdict
@@ -84,10 +85,34 @@ class Report:
     # instruction, so a judge that reads the answers stays near 0.5; near 1 or 0 it is
     # answering by label (NaN when the judge records were not saved).
     label_M_share: float = math.nan  # noqa: N815
+    model: str | None = None
 
     @property
     def total(self) -> int:
         return self.overall.judged + self.overall.failed
+
+
+CONTAMINATION_NOTE = (
+    "SmolLM and SmolLM2 Instruct models were trained on SmolTalkBench's source conversations "
+    "(smoltalk), so their scores are inflated; compare them with care."
+)
+_CONTAMINATED = re.compile(r"smol\s*-?\s*lm", re.IGNORECASE)
+
+
+def contamination_warning(model: str | None) -> str | None:
+    """CONTAMINATION_NOTE when `model` names a SmolLM or SmolLM2 model (e.g. the local default
+    SmolLM2-135M-Instruct), else None. Pure."""
+    return CONTAMINATION_NOTE if model and _CONTAMINATED.search(model) else None
+
+
+def run_model(path: str | Path) -> str | None:
+    """The model name vf-eval recorded in metadata.json beside a results file, if any."""
+    path = Path(path)
+    metadata = (path if path.is_dir() else path.parent) / "metadata.json"
+    try:
+        return json.loads(metadata.read_text()).get("model")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _metric(row: Mapping[str, Any], name: str, line: int) -> float:
@@ -189,8 +214,9 @@ def _rates_by(samples: Iterable[Sample], key: str) -> list[Rate]:
     return [rate(name, groups[name]) for name in sorted(groups)]
 
 
-def summarize(samples: Sequence[Sample]) -> Report:
-    """The report's figures; judge failures are excluded from rates and counted."""
+def summarize(samples: Sequence[Sample], model: str | None = None) -> Report:
+    """The report's figures; judge failures are excluded from rates and counted. `model` names
+    the evaluated model in the header (and triggers the contamination warning for SmolLM)."""
     judged = [s for s in samples if not s.judge_error]
     reasons = [s.reason for s in samples if s.judge_error and s.reason]
     n = len(judged)
@@ -210,6 +236,7 @@ def summarize(samples: Sequence[Sample]) -> Report:
         ),
         reasons_recorded=any(s.reason is not None for s in samples),
         label_M_share=_mean([s.share_M for s in judged if s.share_M is not None]),
+        model=model,
     )
 
 
@@ -218,7 +245,10 @@ def render(report: Report):
     from rich.console import Group
     from rich.table import Table
 
-    head = Table(title="SmolTalkBench", show_header=False)
+    warning = contamination_warning(report.model)
+    caption = f"warning: {warning}" if warning else None
+    title = f"SmolTalkBench: {report.model}" if report.model else "SmolTalkBench"
+    head = Table(title=title, caption=caption, show_header=False)
     o = report.overall
     head.add_row("win rate (x100, length-penalized)", f"{_fmt(o.win_rate)} ± {_fmt(o.stderr)}")
     lc_note = (

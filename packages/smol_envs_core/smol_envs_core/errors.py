@@ -30,3 +30,17 @@ class InfrastructureError(RuntimeError):
     def __reduce__(self):
         # Crosses the vf-eval env-server process boundary intact.
         return (type(self), (self.component, self.reason, self.url))
+
+
+def reject_unknown_arguments(environment: str, given: dict, valid: list[str]) -> None:
+    """Refuse environment arguments that `load_environment` does not take (a typo such as
+    `slise` must not silently run the defaults).
+
+    Raises:
+        TypeError: naming the unknown arguments and every valid one.
+    """
+    if given:
+        raise TypeError(
+            f"{environment}: unknown argument(s) {', '.join(sorted(given))}; "
+            f"valid: {', '.join(valid)}"
+        )

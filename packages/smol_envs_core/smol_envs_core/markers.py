@@ -35,14 +35,19 @@ END_OF_TURN_MARKERS: dict[str, str] = {
 _PARTIAL_OK = tuple(m for m in END_OF_TURN_MARKERS if m.startswith(("<|", "<\uff5c")))
 
 
+_LONGEST = max(map(len, END_OF_TURN_MARKERS))
+_ENDS = tuple({marker[-1] for marker in END_OF_TURN_MARKERS})
+
+
 def _partial_suffix(text: str, keep: Collection[str]) -> int:
     """Length of a trailing proper prefix (>= 2 chars) of a `<|...|>` marker, else 0."""
+    start = text.rfind("<", max(0, len(text) - _LONGEST))
+    if start < 0 or len(text) - start < 2:
+        return 0
+    tail = text[start:]
     for marker in _PARTIAL_OK:
-        if marker in keep:
-            continue
-        for size in range(len(marker) - 1, 1, -1):
-            if text.endswith(marker[:size]):
-                return size
+        if marker not in keep and len(marker) > len(tail) and marker.startswith(tail):
+            return len(tail)
     return 0
 
 
@@ -62,7 +67,9 @@ def strip_end_of_turn(text: str, keep: Collection[str] = ()) -> str:
     end = len(text)
     while True:
         body = text[:end].rstrip()
-        for marker in END_OF_TURN_MARKERS:
+        if "<" not in body[-_LONGEST:]:
+            return text[:end]  # no marker, whole or partial, can end here
+        for marker in END_OF_TURN_MARKERS if body.endswith(_ENDS) else ():
             if marker not in keep and body.endswith(marker):
                 end = len(body) - len(marker)
                 break

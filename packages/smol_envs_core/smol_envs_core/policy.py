@@ -16,6 +16,7 @@ raised there leaves the env-server worker, reaches `vf-eval` and ends the run.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import sys
 import time
@@ -80,34 +81,155 @@ def raise_for_failed_rollout(state: dict[str, Any]) -> None:
     raise InfrastructureError("model endpoint", str(error))
 
 
-class ScoreOnceRubric(vf.Rubric):
+_FAST_ARGS = frozenset(("prompt", "completion", "answer", "state", "info"))
+
+
+def _fast_call_plan(funcs: list[Any]) -> list[tuple[str, Any, tuple[str, ...]]] | None:
+    """(name, function, argument names) per reward function, or None when one of them needs
+    verifiers' general calling path (a group or async function, or other arguments)."""
+    plan = []
+    for func in funcs:
+        if asyncio.iscoroutinefunction(func):
+            return None
+        params = inspect.signature(func).parameters
+        if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            names = tuple(sorted(_FAST_ARGS))
+        else:
+            names = tuple(params)
+        if not set(names) <= _FAST_ARGS:
+            return None
+        plan.append((func.__name__, func, names))
+    return plan
+
+
+class DirectCallRubric(vf.Rubric):
+    """A rubric whose reward functions are cheap, synchronous readers, called directly.
+
+    verifiers 0.3.1 calls every reward function of every rollout through a general path
+    (signature inspection, argument assembly, one asyncio task each) that cost 29x the scoring
+    itself on pico-dsl-v1's 15 metrics. Here each function gets the arguments it names among
+    prompt/completion/answer/state/info with a plain call, or a subclass returns every metric at
+    once from `direct_metrics`. The result is what `vf.Rubric.score_group` sets: `reward`
+    (weighted sum), `metrics` (one value per function, by name), `advantage` (reward minus the
+    group mean) and the trajectory steps' unset reward/advantage. Unlike verifiers, an exception
+    in a reward function propagates: it is a bug, not a model's 0. A rubric with a function that
+    needs other arguments, or is async, uses verifiers' path unchanged.
+    """
+
+    _plan_cache: tuple[tuple[int, ...], list | None] | None = None
+
+    def direct_metrics(self, state: dict[str, Any]) -> dict[str, float] | None:
+        """Every metric of one rollout at once (names = the reward functions'), or None to call
+        the functions one by one. Subclasses with a score record override it."""
+        return None
+
+    def _plan(self) -> list[tuple[str, Any, tuple[str, ...]]] | None:
+        key = tuple(id(f) for f in self.funcs)
+        if self._plan_cache is None or self._plan_cache[0] != key:
+            self._plan_cache = (key, _fast_call_plan(list(self.funcs)))
+        return self._plan_cache[1]
+
+    def _score_direct(self, state: dict[str, Any], plan: list) -> float:
+        metrics = self.direct_metrics(state)
+        if metrics is None:
+            context = {"prompt": state.get("prompt"), "completion": state.get("completion"),
+                       "answer": state.get("answer", ""), "state": state,
+                       "info": state.get("info", {})}
+            metrics = {name: float(func(**{arg: context[arg] for arg in args}))
+                       for name, func, args in plan}
+        elif len(metrics) != len(plan) or any(name not in metrics for name, _, _ in plan):
+            raise RuntimeError(f"direct_metrics gave {sorted(metrics)}, the reward functions are "
+                               f"{[name for name, _, _ in plan]}")
+        else:
+            metrics = {name: float(metrics[name]) for name, _, _ in plan}
+        reward = 0.0
+        for (name, _, _), weight in zip(plan, self.weights, strict=True):
+            reward += metrics[name] * weight
+        state["metrics"] = metrics
+        state["reward"] = reward
+        return reward
+
+    async def score_rollout(self, state: dict[str, Any]) -> None:
+        plan = self._plan()
+        if plan is None:
+            await super().score_rollout(state)
+        else:
+            self._score_direct(state, plan)
+
+    async def score_group(self, states: list[dict[str, Any]]) -> None:
+        plan = self._plan()
+        if plan is None or not states:
+            await super().score_group(states)
+            return
+        rewards = [self._score_direct(state, plan) for state in states]
+        mean = sum(rewards) / len(rewards)
+        for state, reward in zip(states, rewards, strict=True):
+            state["advantage"] = reward - mean
+            for step in state.get("trajectory") or []:
+                if step.get("advantage") is None:
+                    step["advantage"] = state["advantage"]
+                if step.get("reward") is None:
+                    step["reward"] = reward
+
+
+def num_turns(state: Mapping[str, Any]) -> float:
+    """Number of model turns in the rollout (verifiers' multi-turn monitor metric)."""
+    return float(len(state.get("trajectory") or []))
+
+
+class TurnMonitorRubric(DirectCallRubric):
+    """verifiers' `num_turns` monitor (weight 0), called directly instead of through its path."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(funcs=[num_turns], weights=[0.0], **kwargs)
+
+
+class ScoreOnceRubric(DirectCallRubric):
     """A rubric that scores each rollout once, before its reward functions read the record.
 
-    Subclasses implement `score_once(state) -> dict` (may raise `InfrastructureError`); the
-    record is stored in `state[self.record_key]` and the reward functions only read it. A
-    rollout whose model call failed raises `InfrastructureError` instead of being scored.
+    Subclasses implement `score_once(state) -> dict`, plain or async (a service or judge
+    call; those of a group run concurrently); it may raise `InfrastructureError`. The record is
+    stored in `state[self.record_key]` and the reward functions only read it (`DirectCallRubric`
+    calls them cheaply). A rollout whose model call failed raises `InfrastructureError` instead
+    of being scored.
     """
 
     record_key = "score_record"
 
-    async def score_once(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Score one finished rollout; return the record the reward functions read."""
+    def score_once(self, state: dict[str, Any]) -> Any:
+        """Score one finished rollout; return (or, when async, resolve to) the record."""
         raise NotImplementedError
+
+    def _start(self, state: dict[str, Any]) -> Any:
+        """None when the state already has its record (set now, for a plain score_once), else
+        the awaitable of an async score_once."""
+        if state.get(self.record_key) is not None:
+            return None
+        raise_for_failed_rollout(state)
+        record = self.score_once(state)
+        if inspect.isawaitable(record):
+            return record
+        state[self.record_key] = record
+        return None
 
     async def ensure_scored(self, state: dict[str, Any]) -> dict[str, Any]:
         """Apply the failure policy, then score the rollout unless it already carries a record."""
-        record = state.get(self.record_key)
-        if record is None:
-            raise_for_failed_rollout(state)
-            record = state[self.record_key] = await self.score_once(state)
-        return record
+        pending = self._start(state)
+        if pending is not None:
+            state[self.record_key] = await pending
+        return state[self.record_key]
 
     async def score_rollout(self, state: dict[str, Any]) -> None:
         await self.ensure_scored(state)
         await super().score_rollout(state)
 
     async def score_group(self, states: list[dict[str, Any]]) -> None:
-        await asyncio.gather(*(self.ensure_scored(state) for state in states))
+        pending = [(state, self._start(state)) for state in states]
+        waiting = [(state, p) for state, p in pending if p is not None]
+        if waiting:
+            records = await asyncio.gather(*(p for _, p in waiting))
+            for (state, _), record in zip(waiting, records, strict=True):
+                state[self.record_key] = record
         await super().score_group(states)
 
 
@@ -146,7 +268,8 @@ class ErrorBudget:
             InfrastructureError: the share of failures is above `max_rate`.
         """
         rows = outputs["outputs"]
-        failed = [r for r in rows if (r.get("metrics") or {}).get(self.metric, 0.0) >= 0.5]
+        is_failed = [(r.get("metrics") or {}).get(self.metric, 0.0) >= 0.5 for r in rows]
+        failed = [r for r, bad in zip(rows, is_failed, strict=True) if bad]
         if not failed:
             return
         share = len(failed) / len(rows)
@@ -157,7 +280,7 @@ class ErrorBudget:
                 f"tolerated {self.max_rate:.1%}",
                 self.url,
             )
-        kept = [r for r in rows if r not in failed]
+        kept = [r for r, bad in zip(rows, is_failed, strict=True) if not bad]
         metadata = outputs["metadata"]
         metadata["scored_rollouts"] = len(kept)
         metadata[f"{self.metric}_count"] = len(failed)
@@ -215,12 +338,34 @@ class PolicyEnv(vf.SingleTurnEnv):
       (also when the failure happened in a vf-eval env-server worker); uncaught, it prints as one
       line and the process exits 1.
     - `error_budget`, when set, checks the finished run's share of tolerated failures.
+    - `default_max_tokens`, when set, is the token budget of a request that names none (vf-eval
+      without `-t`); a budget the user gives always wins.
     """
 
     error_budget: ErrorBudget | None = None
+    default_max_tokens: int | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        # verifiers' MultiTurnMonitorRubric computes num_turns through its slow general path;
+        # the same metric, called directly (see DirectCallRubric).
+        rubrics = getattr(self.rubric, "rubrics", None)
+        if rubrics is not None:
+            for k, rubric in enumerate(rubrics):
+                if type(rubric).__name__ == "MultiTurnMonitorRubric":
+                    rubrics[k] = TurnMonitorRubric()
+
+    def _with_default_budget(self, state: Any, args: tuple, kwargs: dict) -> dict:
+        if self.default_max_tokens is None or len(args) >= 4 or kwargs.get("sampling_args"):
+            return kwargs
+        sampling = dict(state.get("sampling_args") or {})
+        if sampling.get("max_tokens") is None and sampling.get("max_completion_tokens") is None:
+            sampling["max_tokens"] = self.default_max_tokens
+        return {**kwargs, "sampling_args": sampling}
 
     async def get_model_response(self, state: Any, prompt: Any, *args: Any, **kwargs: Any
                                  ) -> Response:
+        kwargs = self._with_default_budget(state, args, kwargs)
         try:
             return await super().get_model_response(state, prompt, *args, **kwargs)
         except vf.EmptyModelResponseError:

@@ -58,6 +58,7 @@ class Service:
             is not really usable (e.g. its first completion fails).
         env: the environment of the process (None: ours).
         start_timeout_s: seconds for `ready` to hold.
+        confirm_what: what `confirm` asks, in words (for messages).
     """
 
     name: str
@@ -70,6 +71,7 @@ class Service:
     confirm: Callable[[], object] | None = None
     env: Mapping[str, str] | None = None
     start_timeout_s: float = 120.0
+    confirm_what: str = "first request"
 
 
 @dataclass(frozen=True)
@@ -227,10 +229,10 @@ def _wait_ready(service: Service, pid: int, proc: subprocess.Popen | None,
     except (OSError, ValueError, KeyError) as exc:
         time.sleep(0.5)  # let a crashing process finish dying before we look
         if not alive():
-            raise died("on its first request") from None
+            raise died(f"on its {service.confirm_what}") from None
         raise InfrastructureError(
-            service.name, f"ready, but its first request failed ({exc!r}); log: {log_path}",
-            service.url) from None
+            service.name, f"ready, but its {service.confirm_what} failed ({exc!r}); log: "
+            f"{log_path}", service.url) from None
 
 
 def stop(state_dir: Path, wait_s: float = 10.0) -> bool:

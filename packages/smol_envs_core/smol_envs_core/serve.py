@@ -22,9 +22,9 @@ fault in a native build) is not ready. Otherwise it exits 1 with the reason: por
 another program, llama-cpp-python missing, or the server dying or hanging (the signal name when
 it died by one, and the log tail). The server log records every request line and, through
 faulthandler, the fatal signal and stack of a crash. The process is managed by
-`smol_envs_core.procman` (psutil liveness, a start lock, stop only what we started); its state
-(record, log) lives under `.cache/local_model/<port>/` of the current directory
-(`SMOL_ENVS_STATE_DIR` overrides).
+`smol_envs_core.procman` (psutil liveness by pid and create time, a start lock, stop only what we
+started); its state (record, log) lives under `~/.cache/smol-envs/local_model/<port>/`
+(`SMOL_ENVS_STATE_DIR` overrides), so `status` and `stop` find the server from any directory.
 """
 
 from __future__ import annotations
@@ -197,7 +197,8 @@ def serve_forever(host: str, port: int, threads: int) -> None:
 
 def state_dir(port: int) -> Path:
     """Folder holding the pid record and log of our server on `port`."""
-    root = os.environ.get("SMOL_ENVS_STATE_DIR") or Path.cwd() / ".cache" / "local_model"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    root = os.environ.get("SMOL_ENVS_STATE_DIR") or cache / "smol-envs" / "local_model"
     return Path(root) / str(port)
 
 
@@ -214,6 +215,7 @@ def service(host: str, port: int, threads: int) -> procman.Service:
         ready=lambda: bool(models_answer(host, port, timeout=10.0)),
         confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S),
         start_timeout_s=START_TIMEOUT_S,
+        confirm_what="first completion",
     )
 
 
