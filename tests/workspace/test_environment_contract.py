@@ -120,3 +120,16 @@ async def test_a_failed_model_call_stops_the_run_and_is_never_scored(case):
     with pytest.raises(InfrastructureError, match="model endpoint: RuntimeError: model endpoint"):
         await env.rubric.score_group([state])
     assert state.get("reward") is None
+
+
+@pytest.mark.parametrize("package", ["pico_dsl_v1", "smolscript", "smoltalkbench",
+                                     "smolscript_sandbox"])
+def test_one_errors_module_with_one_infrastructure_error(package):
+    """Each package keeps its errors in `errors.py`, with exactly one infrastructure error
+    class: a subclass of the collection's InfrastructureError, which the policy recognises."""
+    errors = importlib.import_module(f"{package}.errors")
+    infra = [obj for obj in vars(errors).values()
+             if inspect.isclass(obj) and obj.__module__ == errors.__name__
+             and issubclass(obj, InfrastructureError)]
+    assert len(infra) == 1, infra
+    assert "infrastructure failure" in str(infra[0]("a reason"))

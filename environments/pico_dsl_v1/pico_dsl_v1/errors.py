@@ -5,6 +5,8 @@ A malformed model answer is never an error here: it scores 0.0 with a reason (se
 
 from __future__ import annotations
 
+from smol_envs_core.errors import InfrastructureError as CoreInfrastructureError
+
 
 class PicoDslError(Exception):
     """Base class of every error raised by pico-dsl-v1."""
@@ -22,5 +24,13 @@ class CompileError(PicoDslError):
     """A phrase cannot be compiled into a row of the requested slice and level."""
 
 
-class InfrastructureError(PicoDslError):
-    """Something outside the model failed (endpoint, tokenizer files); never a model score."""
+class InfrastructureError(PicoDslError, CoreInfrastructureError):
+    """Something outside the model failed (tokenizer files); never a model score. It is the
+    collection's `InfrastructureError` (component "tokenizer files"), so the shared failure
+    policy stops a run on it."""
+
+    def __init__(self, reason: str, url: str | None = None):
+        CoreInfrastructureError.__init__(self, "tokenizer files", reason, url)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.url))
