@@ -32,8 +32,8 @@ def sample(rows: list[dict], per_language: int) -> list[dict]:
 
 async def run_sample(rows, solutions, hidden, *, per_test: bool, concurrency: int) -> dict:
     """Run the sample's references: one job per task (per_test False) or per test (True)."""
-    from smolscript.client import SandboxClient
     from smolscript.scoring import judge_program, program_job
+    from smolscript_sandbox.client import SandboxClient
 
     jobs = []
     for row in rows:
@@ -75,8 +75,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    from smolscript_builder.validate import load_edition, validate_full
     from smolscript_sandbox.testing import ensure_service
-    from smolscript_sandbox.validate import load_edition, validate_full
 
     os.environ["SMOLSCRIPT_SANDBOX_URL"] = args.url  # the client and the scorer use it
     health = ensure_service(args.url)

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from smolscript.build import build_artifacts
+    from smolscript_builder.build import build_artifacts
 
     started = time.perf_counter()
     files = build_artifacts(include_web=not args.program_only)

@@ -1,9 +1,9 @@
 """Validate the smolscript dataset under data/smolscript/.
 
 --static-only: counts, uniqueness, oracle cases, Python renderings of references and mutants,
-selection manifest, hashes and Parquet (smolscript.checks); exit 0 only when all hold.
-Without it, the execution checks run too: they come from the scoring-service part through the
-hook ``smolscript_sandbox.validate.run_execution_checks(data_dir, files) -> dict`` (the
+selection manifest, hashes and Parquet (smolscript_builder.checks); exit 0 only when all hold.
+Without it, the execution checks run too, through the scoring service:
+``smolscript_builder.validate.run_execution_checks(data_dir, files) -> dict`` (the
 "execution" section of validation_report.json, with a "status" of "passed" or "failed").
 When that hook or the service is unavailable the script exits 2 and execution stays
 "unverified". Exit codes: 0 all passed, 1 a check failed, 2 execution not possible.
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="execution checks too (the default unless --static-only)")
     args = parser.parse_args(argv)
 
-    from smolscript.checks import static_checks
+    from smolscript_builder.checks import static_checks
 
     if not (args.data_dir / "selection_manifest.json").is_file():
         print(f"no dataset in {args.data_dir}")
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         print("static checks passed (execution not checked: --static-only)")
         return 0
     try:
-        from smolscript_sandbox.validate import run_execution_checks
+        from smolscript_builder.validate import run_execution_checks
     except ImportError as exc:
         print(f"execution checks unavailable ({exc}); execution stays unverified")
         return 2

@@ -1,13 +1,17 @@
-"""Shared pytest fixtures: the real local model server (SmolLM2-135M-Instruct via llama.cpp)."""
+"""Shared fixtures and the suite's end check: the real local model server, and nothing left
+running when the session ends."""
 
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# Command-line markers of the services the suite may start (directly or through vf-eval).
+SERVICE_MARKERS = ("smol_envs_core.serve _serve", "smolscript_sandbox serve")
 
 
 def _serve_module():
@@ -16,41 +20,74 @@ def _serve_module():
     return serve
 
 
+def _model_port() -> int:
+    return int(os.environ.get("SMOL_ENVS_MODEL_PORT", _serve_module().DEFAULT_PORT))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tag every process this session starts (subprocesses inherit it): see the end check."""
+    from smol_envs_core.procman import SESSION_ENV
+
+    os.environ.setdefault(SESSION_ENV, uuid.uuid4().hex)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a model server or scoring service started by this session is alive.
+
+    Services started through `smolscript_sandbox.testing.ensure_service` are stopped first (by
+    the process that started them, unless another live session still uses them); whatever
+    else carries this session's tag leaked: it is reported, killed, and the run fails.
+    """
+    from smol_envs_core import procman
+    from smolscript_sandbox.testing import stop_started
+
+    handed_over = set(stop_started())
+    model = procman.running(_serve_module().state_dir(_model_port()))
+    if model is not None and procman.other_users(_serve_module().state_dir(_model_port())):
+        handed_over.add(model.pid)  # a parallel session still uses the server we started
+    leaked = [proc for proc in procman.session_processes(os.environ[procman.SESSION_ENV],
+                                                         SERVICE_MARKERS)
+              if proc.pid not in handed_over]
+    if not leaked:
+        return
+    lines = []
+    for proc in leaked:
+        try:
+            lines.append(f"  pid {proc.pid}: {' '.join(proc.cmdline())}")
+            proc.kill()
+        except Exception:  # noqa: BLE001 - it may have just ended
+            continue
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    message = "services started by this test session were still running (killed now):\n"
+    if reporter is not None:
+        reporter.write_line(message + "\n".join(lines), red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture(scope="session")
 def local_model_base_url() -> str:
     """Base URL (`http://127.0.0.1:PORT/v1`) of a running local SmolLM2-135M-Instruct server.
 
     Uses our server on SMOL_ENVS_MODEL_PORT (default 8765), starting it when none runs there.
-    Each pytest session registers itself as a user (a file named by its pid). A server started
-    here is stopped by its last live user, so parallel sessions never pull it from under each
-    other; a server started by hand (`serve_local_model.py start`) is left running.
-    A server that cannot start fails the test (never skips): these tests are about real
-    behaviour.
+    Each pytest session registers itself as a user (smol_envs_core.procman). A server started
+    here is stopped by its starter once no other live user remains, so parallel sessions never
+    pull it from under each other; a server started by hand (`smol-envs-serve start`) is left
+    running. A server that cannot start fails the test (never skips): these tests are about
+    real behaviour.
     """
+    from smol_envs_core import procman
+
     serve = _serve_module()
-    port = int(os.environ.get("SMOL_ENVS_MODEL_PORT", serve.DEFAULT_PORT))
-    host = serve.DEFAULT_HOST
-    users = serve.state_dir(port) / "users"
-    users.mkdir(parents=True, exist_ok=True)
-    me = users / str(os.getpid())
-    me.touch()
-    started_here = serve.status(port) == "stopped"
+    port = _model_port()
+    state_dir = serve.state_dir(port)
+    procman.add_user(state_dir)
+    started_here = False
     try:
         # Ours (reused, waiting while it is busy), or a fresh one.
-        yield serve.start(host, port, threads=2)
+        started_here = serve.start_with_owner(serve.DEFAULT_HOST, port, threads=2)
+        yield serve.base_url(serve.DEFAULT_HOST, port)
     finally:
-        me.unlink(missing_ok=True)
-        others = [f for f in users.iterdir() if f.name.isdigit() and _pid_alive(int(f.name))]
-        if started_here and not others:
-            serve.stop(port)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return True
+        procman.release(state_dir, started_here)
 
 
 @pytest.fixture(scope="session")

@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from smol_envs_core import serve
+from smol_envs_core import procman, serve
+from smol_envs_core.errors import InfrastructureError
 
 pytestmark = pytest.mark.integration
 
@@ -48,51 +49,43 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _spawn(tmp_path: Path, mode: str) -> tuple[subprocess.Popen, int, Path]:
+def _service(tmp_path: Path, mode: str, confirm_timeout_s: float) -> procman.Service:
+    """The model server's process description (ready on /v1/models, confirmed by one real
+    completion) around the stand-in server."""
     port = _free_port()
     script = tmp_path / "fake_server.py"
     script.write_text(FAKE_SERVER)
-    log = tmp_path / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, str(script), str(port), mode], stdout=out,
-                                stderr=subprocess.STDOUT)
-    return proc, port, log
+    return dataclasses.replace(
+        serve.service("127.0.0.1", port, threads=1),
+        state_dir=tmp_path / "state",
+        argv=[sys.executable, str(script), str(port), mode],
+        confirm=lambda: serve.first_completion("127.0.0.1", port, confirm_timeout_s),
+    )
 
 
-@pytest.fixture
-def spawned(tmp_path):
-    procs = []
-
-    def spawn(mode):
-        proc, port, log = _spawn(tmp_path, mode)
-        procs.append(proc)
-        return proc, port, log
-
-    yield spawn
-    for proc in procs:
-        proc.kill()
-        proc.wait()
-
-
-def test_a_server_that_dies_on_its_first_completion_is_not_ready(spawned):
-    proc, port, log = spawned("crash")
-    with pytest.raises(serve.ServeError) as caught:
-        serve._wait_ready("127.0.0.1", port, proc, log, timeout_s=20)
+def test_a_server_that_dies_on_its_first_completion_is_not_ready(tmp_path):
+    with pytest.raises(InfrastructureError) as caught:
+        procman.start(_service(tmp_path, "crash", 20))
     message = str(caught.value)
     assert "killed by signal SIGSEGV" in message and "first completion" in message
     assert "request POST /v1/completions" in message  # the log tail names the last request
 
 
-def test_a_server_that_hangs_on_its_first_completion_is_not_ready(spawned):
-    proc, port, log = spawned("hang")
-    with pytest.raises(serve.ServeError, match="first completion failed"):
-        serve._wait_ready("127.0.0.1", port, proc, log, timeout_s=2)
-    assert proc.poll() is None  # hung, not dead: start() kills it
+def test_a_server_that_hangs_on_its_first_completion_is_not_ready(tmp_path):
+    service = _service(tmp_path, "hang", 2)
+    with pytest.raises(InfrastructureError, match="first completion failed"):
+        procman.start(service)
+    assert procman.read_record(service.state_dir) is None  # never recorded, and killed
+    assert not serve.models_answer("127.0.0.1", service.port, timeout=1)
 
 
-def test_a_server_that_completes_is_ready(spawned):
-    proc, port, log = spawned("ok")
-    serve._wait_ready("127.0.0.1", port, proc, log, timeout_s=20)  # no error
+def test_a_server_that_completes_is_ready(tmp_path):
+    service = _service(tmp_path, "ok", 20)
+    record, started = procman.start(service)
+    try:
+        assert started and procman.running(service.state_dir) == record
+    finally:
+        assert procman.stop(service.state_dir)
 
 
 @pytest.mark.parametrize(
@@ -101,7 +94,7 @@ def test_a_server_that_completes_is_ready(spawned):
      (1, "exited with status 1"), (None, "still running")],
 )
 def test_exit_description(code, expected):
-    assert serve.exit_description(code) == expected
+    assert procman.exit_description(code) == expected
 
 
 def test_request_line_names_the_generation_knobs():

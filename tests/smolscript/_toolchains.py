@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from smolscript.languages import expand_argv, get_language, render_job_files
+from smolscript.languages import get_language, render_job_files
+from smolscript_sandbox.runtimes import RUNTIMES, expand_argv
 
 RUSTC = "/opt/rust/bin/rustc" if os.path.exists("/opt/rust/bin/rustc") else shutil.which("rustc")
 TOOLS = {
@@ -165,14 +166,14 @@ def run_tests(
     language: str, signature: Mapping[str, Any], source: str, stdins: Sequence[str]
 ) -> list[str] | str:
     """Compile once and run each stdin (unsandboxed); stdout per test, or the compile error."""
-    spec = get_language(language)
+    runtime = RUNTIMES[language]
     with tempfile.TemporaryDirectory() as tmp:
         files = render_job_files(language, source, signature)
         for name, text in files.items():
             Path(tmp, name).write_text(text)
         env = {"PATH": "/usr/bin:/bin", "HOME": tmp}
-        if spec.compile_argv and language not in ("python",):
-            argv = expand_argv(spec.compile_argv, tmp)
+        if runtime.compile_argv and language not in ("python",):
+            argv = expand_argv(runtime.compile_argv, tmp)
             if argv[0] == "/opt/rust/bin/rustc" and not os.path.exists(argv[0]):
                 argv[0] = RUSTC
             env_c = {**env, "PATH": f"{os.path.dirname(argv[0])}:/usr/bin:/bin"}
@@ -182,7 +183,7 @@ def run_tests(
         outputs = []
         for stdin in stdins:
             proc = subprocess.run(
-                expand_argv(spec.run_argv, tmp),
+                expand_argv(runtime.run_argv, tmp),
                 input=stdin,
                 capture_output=True,
                 text=True,

@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from smolscript.checks import check_composition, check_program_tasks, load_edition
 from smolscript.languages import PROGRAM_LANGUAGES
-from smolscript.types import normalize_stdout
+from smolscript_builder.checks import check_composition, check_program_tasks, load_edition
+from smolscript_sandbox.verdict import normalize_stdout
 
 from tests.smolscript._toolchains import compile_check, missing_tools, run_tests
 
@@ -55,7 +55,7 @@ def include_web(committed) -> bool:
 
 def test_fresh_build_is_byte_identical_to_committed_files(committed, include_web):
     """A second run (this process, another hash seed) reproduces every committed byte."""
-    from smolscript.build import build_artifacts
+    from smolscript_builder.build import build_artifacts
 
     fresh = build_artifacts(include_web=include_web)
     assert sorted(fresh) == sorted(committed)

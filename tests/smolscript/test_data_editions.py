@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from smolscript.audit import jaccard, trigram_audit, trigrams, uniqueness_audit
-from smolscript.editions import (
+from smolscript_builder.audit import jaccard, trigram_audit, trigrams, uniqueness_audit
+from smolscript_builder.editions import (
     EDITION_SIZES,
     allocate,
     composition,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from smolscript import data
 from smolscript.env import REWARD_FUNCS
-from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.e2e
 BIN = Path(sys.executable).parent
@@ -24,7 +24,9 @@ def vf_eval(base_url: str, model: str, out: Path, env_args: dict) -> subprocess.
     cmd = [str(BIN / "vf-eval"), "smolscript", "--api-client-type", "openai_completions",
            "-m", model, "-b", base_url, "-k", "SMOL_ENVS_LOCAL_KEY", "-n", "-1", "-r", "1",
            "-c", "8", "-s", "-d", "-o", str(out), "-a", json.dumps(env_args)]
-    env = dict(os.environ, SMOL_ENVS_LOCAL_KEY="local")
+    # The scoring service the test started (ensure_service at TEST_URL): without it, vf-eval
+    # resolves the default URL and starts a second service of its own, which nobody stops.
+    env = dict(os.environ, SMOL_ENVS_LOCAL_KEY="local", SMOLSCRIPT_SANDBOX_URL=TEST_URL)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
 
 

@@ -1,20 +1,24 @@
 """Predictions evaluator: checkpoints, resume checks, file lock, interruption, infra stop.
 
 These tests drive the real evaluator over a small edition written to a temporary folder and
-a test double of the scoring client that runs Python in-process (the real bwrap service is
-exercised in test_evaluate_service.py).
+a test double of the scoring client that runs the job's Python file unsandboxed (the real bwrap
+service is exercised in test_evaluate_service.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+from contextlib import redirect_stdout
+from unittest import mock
 
 import pytest
 from filelock import FileLock
-from smolscript.client import SandboxInfraError
 from smolscript.evaluate import EvaluationError, InfraStop, evaluate_predictions
-from smolscript.types import canonical_output, encode_stdin
+from smolscript.types import encode_stdin
+from smolscript_sandbox.errors import SandboxInfraError
+from smolscript_sandbox.verdict import normalize_stdout
 
 from tests.smolscript.tiny_edition import SIG, write_edition
 
@@ -34,7 +38,8 @@ def edition(tmp_path, monkeypatch):
 
 
 class InProcessPython:
-    """Test double of SandboxClient: runs the candidate's `solve` in-process."""
+    """Test double of SandboxClient: runs the job's harnessed main.py in-process (stdin and
+    stdout redirected), unsandboxed."""
 
     def __init__(self, fail_at: int | None = None):
         self.calls = 0
@@ -51,12 +56,12 @@ class InProcessPython:
         self.calls += 1
         if self.calls == self.fail_at:
             raise SandboxInfraError("slot died")
-        scope: dict = {}
-        exec(job["source"], scope)  # noqa: S102 - trusted test sources only
         tests = []
-        for test in job["tests"]:
-            n = int(test["stdin"].strip())
-            tests.append({"status": "ok", "stdout": canonical_output(scope["solve"](n), "int"),
+        for test in job.tests:  # trusted test sources only
+            out = io.StringIO()
+            with mock.patch("sys.stdin", io.StringIO(test.stdin)), redirect_stdout(out):
+                exec(job.files["main.py"], {"__name__": "__main__"})  # noqa: S102
+            tests.append({"status": "ok", "stdout": normalize_stdout(out.getvalue()),
                           "stderr": "", "exit_code": 0, "time_s": 0.01})
         return {"status": "ok", "compile": {"status": "ok"}, "tests": tests}
 

@@ -11,8 +11,8 @@ import json
 
 import pytest
 from smolscript import data
-from smolscript.client import SandboxClient, default_url
 from smolscript.evaluate import evaluate_predictions
+from smolscript_sandbox.client import SandboxClient, default_url
 from smolscript_sandbox.testing import ensure_service
 
 pytestmark = pytest.mark.integration

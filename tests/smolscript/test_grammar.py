@@ -4,10 +4,10 @@ and near-miss / negative variants really change behaviour."""
 from __future__ import annotations
 
 import pytest
-from smolscript.domains import PROBES
-from smolscript.emit import emit_source
-from smolscript.generate import family_of, fingerprint, parse_stage, stage_key
-from smolscript.grammar import OPS, Stage, emit_pipeline, run_pipeline
+from smolscript_builder.domains import PROBES
+from smolscript_builder.emit import emit_source
+from smolscript_builder.generate import family_of, fingerprint, parse_stage, stage_key
+from smolscript_builder.grammar import OPS, Stage, emit_pipeline, run_pipeline
 
 pytestmark = pytest.mark.unit
 PARAMS = {"int": "n", "str": "s", "list[int]": "xs", "list[str]": "words"}
@@ -88,7 +88,7 @@ def test_family_and_fingerprint():
     ],
 )
 def test_structure_key_ignores_constants(stages, expected):
-    from smolscript.generate import structure_key
+    from smolscript_builder.generate import structure_key
 
     parsed = tuple(parse_stage(s) for s in stages)
     assert structure_key(parsed[0].spec.in_type, parsed) == expected

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from smolscript import ir
-from smolscript.emit import Emitter, emit_source
-from smolscript.grammar import OPS, Stage, emit_pipeline
-from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES, expand_argv, render_job_files
-from smolscript.syntax import EXPR_KEYS, STMT_KEYS, SYNTAX
-from smolscript.types import SignatureError, canonical_output, encode_stdin, normalize_stdout
+from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES, render_job_files
+from smolscript.types import SignatureError, canonical_output, encode_stdin
+from smolscript_builder import ir
+from smolscript_builder.emit import Emitter, emit_source
+from smolscript_builder.grammar import OPS, Stage, emit_pipeline
+from smolscript_builder.syntax import EXPR_KEYS, STMT_KEYS, SYNTAX
 
 pytestmark = pytest.mark.unit
 
@@ -66,13 +66,7 @@ def test_bad_values_raise(value, typ):
         encode_stdin([value], {"params": [{"name": "v", "type": typ}], "returns": "int"})
 
 
-def test_normalize_stdout():
-    assert normalize_stdout(b"1 2\r\n") == "1 2"
-    assert normalize_stdout("x\n\n") == "x\n"
-    assert normalize_stdout(b"\xff") == "\ufffd"
-
-
-def test_language_table_is_complete_and_sandbox_visible():
+def test_language_table_is_complete():
     assert list(LANGUAGES) == [
         "python",
         "javascript",
@@ -86,17 +80,8 @@ def test_language_table_is_complete_and_sandbox_visible():
     ]
     for language in PROGRAM_LANGUAGES:
         spec = LANGUAGES[language]
-        assert spec.harness and spec.signature and spec.source_name and spec.run_argv
-        for argv in (spec.compile_argv or (), spec.run_argv):
-            for part in argv:
-                assert not part.startswith("/root"), part
-            assert argv[0].startswith(("/usr/bin/", "/opt/", "{dir}/")), argv
-        assert "{dir}" in " ".join(spec.run_argv)
-        assert expand_argv(spec.run_argv, "/job")[-1].startswith("/job/") or language in (
-            "c",
-            "cpp",
-            "rust",
-        )
+        assert spec.harness and spec.signature and spec.source_name
+        assert spec.source_name == f"main.{spec.extension}"
 
 
 def test_render_job_files_appends_harness_and_rejects_browser_languages():
@@ -148,3 +133,4 @@ def test_emitter_spells_known_python_and_c():
     assert "int t = abs(n) % 10;" in c and "if ((t > 4)) {" in c and c.endswith("}\n")
     with pytest.raises(TypeError):
         Emitter("python").expr("n")
+

@@ -12,10 +12,12 @@ import os
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
-from smolscript.client import SandboxClient
+from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.reaper import list_processes
+from smolscript_sandbox.runtimes import RUNTIMES
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
@@ -102,6 +104,26 @@ CASES = [
 ]
 
 
+async def run(client: SandboxClient, runtime: str, source: str) -> dict:
+    """Run `source` as the runtime's complete main file (no harness) once; the reply as JSON."""
+    reply = await client.run_program(runtime, {RUNTIMES[runtime].main_file: source}, ["\n"])
+    return reply.model_dump()
+
+
+async def _wait_for_file_with(state_dir: Path, needle: str, within_s: float = 60.0) -> Path:
+    """The slot job file holding `needle`, once the service has written it (host side)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        for path in state_dir.glob("slots/slot*/job/*"):
+            try:
+                if needle in path.read_text(errors="replace"):
+                    return path
+            except OSError:
+                continue
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no slot file under {state_dir} holds the holder's secret")
+
+
 @pytest.fixture(scope="module")
 def service() -> dict:
     """The real service (started if needed); its health record."""
@@ -132,7 +154,7 @@ async def wait_clean(health: dict, within_s: float = 3.0) -> tuple[list, list]:
 )
 async def test_hostile_program_is_contained(service, name, language, source, status, check):
     async with SandboxClient(TEST_URL, max_concurrency=2) as client:
-        result = await client.run_program(language, source, ["\n"])
+        result = await run(client, language, source)
         assert result["status"] == "ok", result  # compiled and ran (the test carries the verdict)
         test = result["tests"][0]
         assert test["status"] == status, (name, test)
@@ -167,7 +189,7 @@ async def test_connect_to_host_listener_is_refused(service):
         "s.sendall(b'hello')\nprint('connected')\n"
     )
     async with SandboxClient(TEST_URL) as client:
-        result = await client.run_program("python", source, ["\n"])
+        result = await run(client, "python", source)
     thread.join()
     listener.close()
     test = result["tests"][0]
@@ -178,9 +200,12 @@ async def test_connect_to_host_listener_is_refused(service):
 
 
 async def test_job_cannot_see_another_jobs_folder(service):
-    """Job A keeps a secret in its folder while job B (another slot) searches every path."""
+    """Job A keeps a secret in its folder while job B (another slot) searches every path.
+
+    Event-based: B is sent only once A's file holds the secret on the host (the service's slot
+    folder), and A must still be running when B has finished (the two overlapped)."""
     token = os.urandom(4).hex()
-    holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(2.5)\n"
+    holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(8)\n"
     roots = ["/tmp", "/job", "/proc", service["state_dir"], "/var", "/root"]
     seeker = (  # builds the secret at run time, so its own source never contains it
         "import json, os\n"
@@ -199,9 +224,10 @@ async def test_job_cannot_see_another_jobs_folder(service):
         "print(json.dumps(found))\n"
     )
     async with SandboxClient(TEST_URL) as client:
-        hold = asyncio.create_task(client.run_program("python", holder, ["\n"]))
-        await asyncio.sleep(0.5)
-        seek = await client.run_program("python", seeker, ["\n"])
+        hold = asyncio.create_task(run(client, "python", holder))
+        await _wait_for_file_with(Path(service["state_dir"]), f"s3cr3t-{token}")
+        seek = await run(client, "python", seeker)
+        assert not hold.done(), "the holder ended before the seeker searched: no overlap"
         held = await hold
     assert held["tests"][0]["status"] == "ok", held
     assert seek["tests"][0]["status"] == "ok", seek

@@ -11,10 +11,13 @@ import asyncio
 import time
 
 import pytest
-from smolscript.client import SandboxClient
-from smolscript.languages import LANGUAGES
+from smolscript.languages import LANGUAGES, render_job_files
+from smolscript.scoring import build_browser_job
 from smolscript.types import canonical_output, encode_stdin
-from smolscript.web import build_browser_job, generate_web_tasks, score_browser_result
+from smolscript.web import score_browser_result
+from smolscript_builder.web import generate_web_tasks
+from smolscript_sandbox.client import SandboxClient
+from smolscript_sandbox.schema import BrowserJob, ProgramJob
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
@@ -42,24 +45,22 @@ BODIES = {
 }
 
 
-def job_for(index: int) -> tuple[dict, list[str]]:
+def job_for(index: int) -> tuple[ProgramJob, list[str]]:
     """The index-th job (language round-robin) and the expected canonical outputs."""
     language = sorted(BODIES)[index % len(BODIES)]
     spec = LANGUAGES[language]
     source = spec.imports + spec.entry_header(SIGNATURE) + BODIES[language] + spec.closing()
     cases = [(index, [1, 2, index % 50]), (-3, [index, 0])]
-    job = {
-        "language": language,
-        "source": source,
-        "entry_point": spec.entry_point,
-        "signature": SIGNATURE,
-        "tests": [{"stdin": encode_stdin(list(args), SIGNATURE)} for args in cases],
-    }
+    job = ProgramJob(
+        runtime=language,
+        files=render_job_files(language, source, SIGNATURE),
+        tests=[{"stdin": encode_stdin(list(args), SIGNATURE)} for args in cases],
+    )
     expected = [canonical_output([x * n for x in xs], "list[int]") for n, xs in cases]
     return job, expected
 
 
-def browser_jobs() -> list[tuple[dict, dict]]:
+def browser_jobs() -> list[tuple[BrowserJob, dict]]:
     """(job, task) pairs: references of generated HTML, CSS and DOM tasks, round-robin."""
     tasks = [
         t for lang in ("html", "css", "javascript") for t in generate_web_tasks(lang, 4, 1, "easy")
@@ -84,11 +85,11 @@ async def test_256_concurrent_mixed_language_jobs():
     assert errors == []
     assert len(results) == JOBS
     for (job, expected), result in zip(programs, results[: len(programs)], strict=True):
-        assert result["status"] == "ok", (job["language"], result)
-        assert [t["status"] for t in result["tests"]] == ["ok", "ok"], result
-        assert [t["stdout"] for t in result["tests"]] == expected, (job, result)
+        assert result.status == "ok", (job.runtime, result)
+        assert [t.status for t in result.tests] == ["ok", "ok"], result
+        assert [t.stdout for t in result.tests] == expected, (job, result)
     for (_job, task), result in zip(pages, results[len(programs) :], strict=True):
-        assert result["status"] == "ok", result
+        assert result.status == "ok", result
         assert score_browser_result(result, task["hidden_tests"])["passed"], result
     tests = 2 * len(programs)
     print(

@@ -1,6 +1,6 @@
 """The scoring service's pieces: verdict taxonomy, bwrap command line, refusal to start without
-isolation, the container path without an engine, compile errors per language, and the client's
-infrastructure errors."""
+isolation, the container path without an engine, the runtime table, compile errors per
+language, the shared schema, and the client's infrastructure errors."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ import sys
 
 import httpx
 import pytest
-from smolscript.client import SandboxClient, SandboxInfraError, SandboxJobError
-from smolscript.languages import LANGUAGES
+from smol_envs_core.errors import InfrastructureError
+from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES, render_job_files
 from smolscript_sandbox import isolation
-from smolscript_sandbox.container import ContainerEngineUnavailable, start_container
+from smolscript_sandbox.client import SandboxClient
+from smolscript_sandbox.container import start_container
+from smolscript_sandbox.errors import JobRejected, SandboxInfraError
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.process import RawRun
+from smolscript_sandbox.runtimes import RUNTIMES, build_program, check_binary, expand_argv
+from smolscript_sandbox.schema import ProgramJob, ProgramReply
 from smolscript_sandbox.testing import TEST_URL, ensure_service
-from smolscript_sandbox.toolchain import ToolchainMissing, build_program, check_binary
-from smolscript_sandbox.verdict import STATUSES, classify
+from smolscript_sandbox.verdict import STATUSES, classify, normalize_stdout
 
 
 def raw(**kw) -> RawRun:
@@ -97,7 +100,7 @@ def test_bwrap_command_line_drops_everything():
 def test_isolation_mode_refuses_non_root_outside_container(monkeypatch):
     monkeypatch.setattr(isolation.os, "geteuid", lambda: 1000)
     monkeypatch.setattr(isolation, "in_container", lambda: False)
-    with pytest.raises(isolation.IsolationUnavailable, match="refusing to start"):
+    with pytest.raises(SandboxInfraError, match="refusing to start"):
         isolation.isolation_mode()
     monkeypatch.setattr(isolation, "in_container", lambda: True)
     assert isolation.isolation_mode() == "bwrap+container"
@@ -118,22 +121,65 @@ def test_service_refuses_to_start_without_bwrap(tmp_path):
     assert "bwrap not found" in done.stderr and "refusing to start" in done.stderr
 
 
-@pytest.mark.unit
+@pytest.mark.integration  # connects to a (missing) engine socket
 def test_container_path_reports_missing_engine(monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-    with pytest.raises(ContainerEngineUnavailable, match="no container engine reachable"):
+    with pytest.raises(SandboxInfraError, match="no container engine reachable"):
         start_container("smolscript-sandbox:0.1.0", wait_s=1)
 
 
 @pytest.mark.unit
 def test_missing_toolchain_binary_is_reported():
-    with pytest.raises(ToolchainMissing, match="/opt/nothing/rustc"):
+    with pytest.raises(SandboxInfraError, match="/opt/nothing/rustc"):
         check_binary("/opt/nothing/rustc")
-    with pytest.raises(ValueError, match="unknown program language"):
-        build_program("cobol", "", None, None)
+    with pytest.raises(JobRejected, match="unknown runtime"):
+        build_program(ProgramJob(runtime="cobol", files={"main.cob": ""}, tests=[]))
+    with pytest.raises(JobRejected, match="main file 'main.py'"):
+        build_program(ProgramJob(runtime="python", files={"other.py": ""}, tests=[]))
+    assert issubclass(SandboxInfraError, InfrastructureError)  # the failure policy's class
 
 
 @pytest.mark.unit
+def test_runtimes_use_sandbox_paths_and_match_the_language_table():
+    """The service knows languages only as runtimes; smolscript's job file is the runtime's
+    main file, and commands only name binaries visible inside the sandbox."""
+    assert sorted(RUNTIMES) == sorted(PROGRAM_LANGUAGES)
+    for name, runtime in RUNTIMES.items():
+        assert LANGUAGES[name].source_name == runtime.main_file
+        for argv in (runtime.compile_argv or (), runtime.run_argv):
+            assert argv and (argv[0].startswith(("/usr/bin/", "/opt/")) or argv[0] == "{dir}/main")
+            assert "/root" not in " ".join(argv)
+        assert "{dir}" in " ".join(runtime.run_argv)
+        assert expand_argv(runtime.run_argv, "/job")[-1].startswith("/job/")
+    assert RUNTIMES["rust"].compile_argv[0] == "/opt/rust/bin/rustc"
+
+
+@pytest.mark.unit
+def test_schema_rejects_unsafe_file_names_and_normalizes_stdout():
+    for bad in ("../x.py", "a/b.py", "", ".."):
+        with pytest.raises(ValueError, match="file name"):
+            ProgramJob(runtime="python", files={bad: ""}, tests=[])
+    with pytest.raises(ValueError, match="1 to 8 files"):
+        ProgramJob(runtime="python", files={}, tests=[])
+    reply = ProgramReply.model_validate({"status": "ok", "tests": [
+        {"status": "ok"}, {"status": "infra_error", "stderr": "slot died"}]})
+    assert reply.infra_detail() == "slot died"
+    assert normalize_stdout(b"1 2\r\n") == "1 2"
+    assert normalize_stdout("x\n\n") == "x\n"
+    assert normalize_stdout(b"\xff") == "\ufffd"
+
+
+@pytest.mark.integration  # a fresh interpreter
+def test_client_imports_without_the_service_dependencies():
+    code = ("import sys, smolscript_sandbox.client, smolscript_sandbox.schema; "
+            "heavy = {'fastapi', 'uvicorn', 'playwright', 'docker', 'html5lib', 'smolscript'}; "
+            "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.integration  # a real connection attempt
 async def test_client_raises_infra_error_when_service_is_down():
     with socket.socket() as probe:  # a port that nothing listens on once closed
         probe.bind(("127.0.0.1", 0))
@@ -158,8 +204,10 @@ async def test_client_raises_infra_error_on_infra_reply():
 
     async with SandboxClient("http://sandbox", transport=httpx.MockTransport(reply)) as client:
         with pytest.raises(SandboxInfraError, match="slot died"):
-            await client.run_program("python", "print(1)", ["", ""])
+            await client.run_program("python", {"main.py": "print(1)"}, ["", ""])
         with pytest.raises(SandboxInfraError, match="HTTP 500"):
+            await client.run_browser_job({"kind": "html", "source": "", "probes": []})
+        with pytest.raises(JobRejected, match="BrowserJob"):  # checked before it is sent
             await client.run_browser_job({"kind": "html"})
 
 
@@ -181,15 +229,12 @@ async def test_compile_errors_are_reported_per_language():
     signature = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
     async with SandboxClient(TEST_URL) as client:
         for language, source in BROKEN.items():
-            result = await client.run_program(
-                language,
-                source,
-                ["1\n"],
-                entry_point=LANGUAGES[language].entry_point,
-                signature=signature,
-            )
-            assert result["status"] == "compile_error", (language, result)
-            assert result["compile"]["status"] == "compile_error"
-            assert result["compile"]["stderr"], language
-        with pytest.raises(SandboxJobError, match="unknown program language"):
-            await client.run_program("cobol", "x", ["1\n"])
+            files = render_job_files(language, source, signature)
+            result = await client.run_program(language, files, ["1\n"])
+            assert result.status == "compile_error", (language, result)
+            assert result.compile.status == "compile_error"
+            assert result.compile.stderr, language
+        with pytest.raises(JobRejected, match="unknown runtime"):
+            await client.run_program("cobol", {"main.cob": "x"}, ["1\n"])
+        with pytest.raises(JobRejected, match="main file"):
+            await client.run_program("python", {"x.py": "print(1)"}, ["1\n"])

@@ -8,8 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from smolscript_sandbox.testing import TEST_URL, ensure_service
-from smolscript_sandbox.validate import (
+from smolscript_builder.validate import (
     EXIT_FAILED,
     EXIT_PASSED,
     EXIT_UNVERIFIED,
@@ -17,6 +16,7 @@ from smolscript_sandbox.validate import (
     failure_order,
     run_full,
 )
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
 

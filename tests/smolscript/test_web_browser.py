@@ -12,17 +12,13 @@ import asyncio
 import threading
 
 import pytest
-from smolscript.web import (
-    InfraError,
-    JobError,
-    build_browser_job,
-    compare,
-    generate_web_tasks,
-    launch_chromium,
-    run_browser_job,
-    score_browser_result,
-)
-from smolscript.web.generator import LANGUAGES
+from smolscript.errors import ScoringInfraError
+from smolscript.scoring import build_browser_job
+from smolscript.web import compare, score_browser_result
+from smolscript_builder.web import generate_web_tasks
+from smolscript_builder.web.generator import LANGUAGES
+from smolscript_sandbox.errors import JobRejected
+from smolscript_sandbox.executor import launch_chromium, run_browser_job
 
 pytestmark = pytest.mark.integration
 
@@ -75,11 +71,11 @@ def _sample() -> list[dict]:
 def test_references_pass_and_negative_controls_fail(chromium):
     sample = _sample()
     for record in sample:
-        good = chromium.run(build_browser_job(record, record["reference_solution"]))
+        good = chromium.run(build_browser_job(record, record["reference_solution"]).model_dump())
         outcome = score_browser_result(good, record["hidden_tests"])
         failed = [v for v in outcome["verdicts"] if not v["passed"]]
         assert outcome["passed"] and outcome["syntax_ok"], (record["reference_solution"], failed)
-        bad = chromium.run(build_browser_job(record, record["negative_control"]))
+        bad = chromium.run(build_browser_job(record, record["negative_control"]).model_dump())
         assert not score_browser_result(bad, record["hidden_tests"])["passed"], \
             record["negative_control"]
     assert {r["category"] for r in sample} >= {"list", "form", "selector_scope", "flex_layout",
@@ -257,7 +253,7 @@ def test_dead_browser_is_an_infra_error_not_a_model_failure(chromium):
 
     result = chromium.call(closed_browser_job())
     assert result["status"] == "infra_error" and result["errors"][0].startswith("setup failed")
-    with pytest.raises(InfraError):
+    with pytest.raises(ScoringInfraError):  # the host side stops: never a model failure
         score_browser_result(result, [])
 
 
@@ -270,5 +266,5 @@ def test_dead_browser_is_an_infra_error_not_a_model_failure(chromium):
      "unknown probe op"),
 ])
 def test_malformed_jobs_are_rejected(chromium, job, message):
-    with pytest.raises(JobError, match=message):
+    with pytest.raises(JobRejected, match=message):
         chromium.run(job)

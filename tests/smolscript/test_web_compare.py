@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from smolscript.web import (
-    InfraError,
-    check_css_syntax,
-    check_html_syntax,
-    compare,
-    score_browser_result,
-)
+from smolscript.errors import ScoringInfraError
+from smolscript.web import compare, score_browser_result
+from smolscript_sandbox.syntax import check_css_syntax, check_html_syntax
 
 pytestmark = pytest.mark.unit
 
@@ -88,7 +84,7 @@ def test_unknown_match_mode_is_a_data_error():
 
 def test_score_raises_on_infra_error_and_reports_syntax_separately():
     tests = [{"id": "t1", "probe": "p1", "match": "count", "expected": 2}]
-    with pytest.raises(InfraError):
+    with pytest.raises(ScoringInfraError):
         score_browser_result({"status": "infra_error", "errors": ["setup"]}, tests)
     outcome = score_browser_result({"status": "ok", "syntax_ok": False,
                                     "observations": {"p1": {"ok": True, "value": 2}}}, tests)

@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from smolscript.web import (
-    build_browser_job,
-    check_css_syntax,
-    check_html_syntax,
-    generate_web_tasks,
-)
-from smolscript.web.executor import validate_job
+from smolscript.scoring import build_browser_job
+from smolscript_builder.web import generate_web_tasks
+from smolscript_sandbox.executor import validate_job
+from smolscript_sandbox.syntax import check_css_syntax, check_html_syntax
 
 pytestmark = pytest.mark.unit
 
@@ -63,7 +60,7 @@ def test_record_shape_and_prefixes(full_share):
             assert r["reference_solution"] != r["negative_control"]
             assert {t["probe"] for t in r["hidden_tests"]} <= {p["id"] for p in r["probes"]}
             assert not any("expected" in p for p in r["probes"])
-            validate_job(build_browser_job(r, r["reference_solution"]))
+            validate_job(build_browser_job(r, r["reference_solution"]).model_dump())
             if lang == "html":
                 assert r["prefix"].endswith("-->\n<") and "--" not in r["instruction"]
             elif lang == "css":
@@ -84,8 +81,8 @@ def test_references_are_syntactically_clean(full_share):
 
 
 def test_browser_job_from_dataset_rows(full_share):
-    """The dataset part's public rows (smolscript.build.web_task) give the same job."""
-    from smolscript.build import web_task
+    """The dataset part's public rows (smolscript_builder.build.web_task) give the same job."""
+    from smolscript_builder.build import web_task
 
     for lang in FULL_COUNTS:
         record = full_share[(lang, "medium")][0]

@@ -6,6 +6,7 @@ import socket
 
 import httpx
 import pytest
+from smol_envs_core.errors import InfrastructureError
 
 from tests.conftest import _serve_module
 
@@ -36,13 +37,13 @@ def test_fix_request_body(body, expected, why):
     assert serve.fix_request_body(body) == expected, why
 
 
-@pytest.mark.unit
+@pytest.mark.integration  # opens a socket
 def test_start_refuses_a_port_taken_by_another_program():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        with pytest.raises(serve.ServeError, match="taken"):
+        with pytest.raises(InfrastructureError, match="taken by another program"):
             serve.start("127.0.0.1", port, threads=1)
 
 

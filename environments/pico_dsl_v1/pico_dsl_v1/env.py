@@ -15,6 +15,7 @@ import verifiers as vf
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.markers import strip_end_of_turn
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.text import completion_text as raw_completion_text
 from verifiers.types import State
 
 from .data import (
@@ -44,13 +45,10 @@ METRIC_DOCS: dict[str, str] = {
 }
 
 
-_TEXT_PARSER = vf.Parser()
-
-
 def completion_text(completion: Any) -> str:
-    """Text of the last assistant message (or the completion itself when it is a string), with
-    trailing end-of-turn markers (`<|im_end|>` and the like) removed."""
-    return strip_end_of_turn(_TEXT_PARSER.parse_answer(completion or []) or "")
+    """The completion's text (`smol_envs_core.text`), with trailing end-of-turn markers
+    (`<|im_end|>` and the like) removed."""
+    return strip_end_of_turn(raw_completion_text(completion))
 
 
 class PicoAnswerParser(vf.Parser):

@@ -5,8 +5,9 @@ A malformed model answer is never an error here: it scores 0.0 with a reason (se
 
 from __future__ import annotations
 
-from smol_envs_core import errors as core
+from smol_envs_core.errors import InfrastructureError as CoreInfrastructureError
 from smol_envs_core.errors import SmolEnvsError
+
 
 
 class PicoDslError(SmolEnvsError):
@@ -25,12 +26,13 @@ class CompileError(PicoDslError):
     """A phrase cannot be compiled into a row of the requested slice and level."""
 
 
-class InfrastructureError(PicoDslError, core.InfrastructureError):
-    """The bundled tokenizer files failed to load; never a model score (the collection's
-    InfrastructureError with component "tokenizer files")."""
+class InfrastructureError(PicoDslError, CoreInfrastructureError):
+    """Something outside the model failed (tokenizer files); never a model score. It is the
+    collection's `InfrastructureError` (component "tokenizer files"), so the shared failure
+    policy stops a run on it."""
 
-    def __init__(self, reason: str):
-        core.InfrastructureError.__init__(self, "tokenizer files", reason)
+    def __init__(self, reason: str, url: str | None = None):
+        CoreInfrastructureError.__init__(self, "tokenizer files", reason, url)
 
     def __reduce__(self):
-        return (type(self), (self.reason,))
+        return (type(self), (self.reason, self.url))

@@ -16,7 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from smolscript.data import DIFFICULTIES, EDITIONS, DataError
+from smolscript.data import DIFFICULTIES, EDITIONS
+from smolscript.errors import DataError
 from smolscript.languages import LANGUAGE_ORDER
 
 
@@ -70,10 +71,11 @@ def _print_summary(summary: dict, chart: str | Path | None, title: str) -> None:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from rich.progress import Progress
+    from smolscript_sandbox.client import SandboxClient
 
-    from smolscript.client import SandboxClient
+    from smolscript.errors import ScoringInfraError
     from smolscript.evaluate import EvaluationError, InfraStop, evaluate_predictions
-    from smolscript.scoring import ScoringInfraError, resolve_service_url
+    from smolscript.scoring import resolve_service_url
 
     try:
         url = resolve_service_url(args.service_url)

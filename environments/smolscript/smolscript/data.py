@@ -18,8 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from smol_envs_core.errors import SmolEnvsError
-
+from smolscript.errors import DataError
 from smolscript.languages import LANGUAGE_ORDER
 
 DATA_ENV = "SMOLSCRIPT_DATA_DIR"
@@ -32,10 +31,6 @@ DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "moderate")
 PUBLIC_FILE = "smolscript.jsonl"
 HIDDEN_FILE = "private_tests/hidden.jsonl"
 REFERENCES_FILE = "references/solutions.jsonl"
-
-
-class DataError(SmolEnvsError, ValueError):
-    """Bad selection arguments or missing/malformed data files."""
 
 
 def data_root() -> Path:

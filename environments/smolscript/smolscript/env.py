@@ -23,10 +23,12 @@ import verifiers as vf
 from datasets import Dataset
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.text import completion_text
 from verifiers.types import Response
 
 from smolscript import data
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_completion
+from smolscript.errors import ScoringInfraError
 from smolscript.prompts import (
     TEMPLATE_ID,
     build_prompt,
@@ -34,7 +36,7 @@ from smolscript.prompts import (
     make_token_counter,
     token_budget,
 )
-from smolscript.scoring import ScoringInfraError, outcome, resolve_service_url, score_code
+from smolscript.scoring import outcome, resolve_service_url, score_code
 
 VERDICT_KEY = "smolscript"
 
@@ -66,24 +68,6 @@ def hidden_test_pass_rate(state: Mapping[str, Any], **_: Any) -> float:
 
 REWARD_FUNCS = (passed, syntax_ok, hidden_test_pass_rate, empty_response)
 REWARD_WEIGHTS = (1.0, 0.0, 0.0, 0.0)
-
-
-def completion_text(completion: Any) -> str:
-    """The raw text a model produced: a completions string, or assistant message contents."""
-    if completion is None:
-        return ""
-    if isinstance(completion, str):
-        return completion
-    parts = []
-    for message in completion:
-        content = message.get("content") if isinstance(message, Mapping) else getattr(
-            message, "content", None)
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(p.get("text", "") if isinstance(p, Mapping) else getattr(p, "text", "")
-                         for p in content)
-    return "".join(parts)
 
 
 # --------------------------------------------------------------------------- rubric
@@ -121,7 +105,7 @@ class SmolscriptRubric(ScoreOnceRubric):
 
     async def score_once(self, state: dict) -> dict:
         """Assemble and score the rollout; returns the verdict (also kept in info)."""
-        from smolscript.client import SandboxClient
+        from smolscript_sandbox.client import SandboxClient
 
         info = state.get("info") or {}
         task = self.tasks[info["id"]]

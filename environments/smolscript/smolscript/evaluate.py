@@ -29,20 +29,16 @@ from filelock import FileLock, Timeout
 
 from smolscript import data, report
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_prediction
-from smolscript.scoring import ScoringClient, ScoringInfraError, score_code
+from smolscript.errors import EvaluationError, InfraStop, ScoringInfraError
+from smolscript.scoring import ScoringClient, score_code
 
 RESULTS_FORMAT = "smolscript-results-v1"
 # Modules whose code decides a verdict; their bytes form the runner hash.
 RUNNER_MODULES = ("assemble.py", "scopes.py", "scoring.py", "types.py", "harness.py",
-                  "languages.py", "web/compare.py", "web/values.py")
-
-
-class EvaluationError(RuntimeError):
-    """Bad predictions, a mismatching resume, a locked output, or a stopped run."""
-
-
-class InfraStop(EvaluationError):
-    """The run stopped on an infrastructure error (the checkpoint keeps the scored tasks)."""
+                  "languages.py", "web/compare.py", "web/values.py",
+                  *(f"harnesses/{name}" for name in ("python.py", "javascript.js", "c.c",
+                                                     "cpp.cpp", "csharp.cs", "rust.rs",
+                                                     "lua.lua")))
 
 
 def runner_hash() -> str:

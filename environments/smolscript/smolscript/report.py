@@ -23,18 +23,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from smol_envs_core.report import figure, mean
+from smol_envs_core.report import fmt as _fmt
+from smol_envs_core.results import ResultsError, read_results, results_path, row_info
+
+from smolscript.errors import ReportError
 from smolscript.languages import LANGUAGE_ORDER, LANGUAGES
 
 
-class ReportError(ValueError):
-    """A results file cannot be summarized (unreadable, or records lack required fields)."""
+def _mean0(values: Sequence[float]) -> float:
+    return mean(values, empty=0.0)
 
 
 REQUIRED_FIELDS = ("id", "language", "passed", "syntax_ok", "hidden_test_pass_rate")
-
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
 
 
 def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence[str] | None = None,
@@ -73,13 +74,13 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
             "display_name": LANGUAGES[lang].display_name,
             "tasks": len(mine),
             "passed": sum(bool(r["passed"]) for r in mine),
-            "pass_at_1": 100.0 * _mean([float(bool(r["passed"])) for r in mine]),
-            "syntax_success": 100.0 * _mean([float(bool(r["syntax_ok"])) for r in mine]),
-            "hidden_test_pass_rate": 100.0 * _mean([float(r["hidden_test_pass_rate"])
+            "pass_at_1": 100.0 * _mean0([float(bool(r["passed"])) for r in mine]),
+            "syntax_success": 100.0 * _mean0([float(bool(r["syntax_ok"])) for r in mine]),
+            "hidden_test_pass_rate": 100.0 * _mean0([float(r["hidden_test_pass_rate"])
                                                     for r in mine]),
         }
     scored = [lang for lang in languages if per_language[lang]["tasks"]]
-    macro = _mean([per_language[lang]["pass_at_1"] for lang in scored]) if scored else None
+    macro = _mean0([per_language[lang]["pass_at_1"] for lang in scored]) if scored else None
     complete = not missing_ids and infra == 0 and len(scored) == len(languages)
     official = complete and not filtered and set(languages) == set(LANGUAGE_ORDER)
     valid_rows = [r for r in rows if not r.get("infra_error")]
@@ -89,11 +90,11 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
         "filtered_macro_score": macro if (complete and not official) else None,
         # Shown for partial runs only, labelled as such: never a benchmark score.
         "partial_macro_over_scored": macro if not complete else None,
-        "syntax_success": _mean([per_language[lang]["syntax_success"] for lang in scored])
+        "syntax_success": _mean0([per_language[lang]["syntax_success"] for lang in scored])
         if scored else None,
-        "micro_accuracy": 100.0 * _mean([float(bool(r["passed"])) for r in valid_rows])
+        "micro_accuracy": 100.0 * _mean0([float(bool(r["passed"])) for r in valid_rows])
         if valid_rows else None,
-        "hidden_test_pass_rate": _mean([per_language[lang]["hidden_test_pass_rate"]
+        "hidden_test_pass_rate": _mean0([per_language[lang]["hidden_test_pass_rate"]
                                         for lang in scored]) if scored else None,
         "per_language": per_language,
         "languages": languages,
@@ -114,9 +115,7 @@ def records_from_vf_results(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
     """Per-task records from a `vf-eval -s` results.jsonl (info + metrics columns)."""
     records = []
     for row in rows:
-        info = row.get("info") or {}
-        if isinstance(info, str):
-            info = json.loads(info)
+        info = row_info(row)
         metrics = row.get("metrics") or {}
         records.append({
             "id": info.get("id"), "language": info.get("language"),
@@ -134,15 +133,14 @@ def load_records(path: str | Path) -> tuple[list[dict], dict]:
 
     Returns (records, run metadata). Raises ReportError when the file is not either kind.
     """
-    path = Path(path)
-    if path.is_dir():
-        path = path / "results.jsonl"
+    path = results_path(path)
+    if path.suffix == ".jsonl":  # vf-eval's
+        try:
+            results = read_results(path)
+        except ResultsError as exc:
+            raise ReportError(str(exc)) from exc
+        return records_from_vf_results(results.rows), results.metadata
     try:
-        if path.suffix == ".jsonl":
-            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-            meta_path = path.with_name("metadata.json")
-            meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-            return records_from_vf_results(rows), meta
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"cannot read results {path}: {exc}") from exc
@@ -153,10 +151,6 @@ def load_records(path: str | Path) -> tuple[list[dict], dict]:
 
 
 # --------------------------------------------------------------------------- presenting
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}"
 
 
 def render_table(summary: Mapping[str, Any], title: str = "SmolScript") -> Any:
@@ -185,16 +179,17 @@ def render_table(summary: Mapping[str, Any], title: str = "SmolScript") -> Any:
 
 def bar_chart(summary: Mapping[str, Any], path: str | Path, title: str = "SmolScript") -> Path:
     """Write a PNG bar chart of per-language Pass@1 and syntax success; returns the path."""
-    import matplotlib
+    path = Path(path)
+    with figure(path, (9, 4.5), dpi=100) as ax:
+        _draw(ax, summary, title)
+    return path
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def _draw(ax, summary: Mapping[str, Any], title: str) -> None:
     langs = summary["languages"]
     names = [summary["per_language"][lang]["display_name"] for lang in langs]
     passes = [summary["per_language"][lang]["pass_at_1"] for lang in langs]
     syntax = [summary["per_language"][lang]["syntax_success"] for lang in langs]
-    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100)
     xs = range(len(langs))
     bars = ax.bar([x - 0.2 for x in xs], passes, width=0.4, label="Pass@1")
     ax.bar_label(bars, fmt="%.1f", fontsize=8)
@@ -212,9 +207,3 @@ def bar_chart(summary: Mapping[str, Any], path: str | Path, title: str = "SmolSc
         label = summary["status"]
     ax.set_title(f"{title}: {label}")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path

@@ -1,47 +1,41 @@
-"""Host-side scoring of one task: evaluated code -> sandbox job -> verdict against hidden tests.
+"""Host-side scoring of one task: evaluated code -> service job -> verdict against hidden tests.
 
-The scoring service only runs code and reports outputs/observations; expected values stay
-here. Program outputs are compared with `types.canonical_output(expected)`; browser
-observations go through `smolscript.web`'s comparator. Infrastructure failures (service
+smolscript renders the complete job files (candidate source + the language's harness) and
+sends them to the scoring service through its client (`smolscript_sandbox.client`, one shared
+job/reply schema); the service only runs code and reports outputs/observations, and the
+expected values stay here. Program outputs are compared with `types.canonical_output(expected)`;
+browser observations go through `smolscript.web`'s comparator. Infrastructure failures (service
 down, `infra_error` statuses) raise `ScoringInfraError`: they are never a model's 0.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from smol_envs_core.errors import InfrastructureError
+from smolscript_sandbox.schema import (
+    BrowserJob,
+    BrowserReply,
+    JobTest,
+    ProgramJob,
+    ProgramReply,
+)
 
+from smolscript.errors import ScoringInfraError
+from smolscript.languages import render_job_files
 from smolscript.types import canonical_output, encode_stdin
 
 MAX_KEPT_OUTPUT = 2000  # characters of stdout/stderr kept per test in results files
 
 
-class ScoringInfraError(InfrastructureError):
-    """The scoring service failed; the run must stop instead of scoring (the collection's
-    `InfrastructureError` with component "scoring service")."""
-
-    def __init__(self, reason: str, url: str | None = None):
-        super().__init__("scoring service", reason, url)
-
-    def __reduce__(self):
-        return (type(self), (self.reason, self.url))
-
-
 class ScoringClient(Protocol):
-    """What scoring needs from `smolscript.client` (the one module that talks to the service)."""
+    """What scoring needs from the service's client (`smolscript_sandbox.client`)."""
 
-    async def run_program_job(self, job: Mapping[str, Any]) -> dict: ...
+    async def run_program_job(self, job: ProgramJob) -> ProgramReply | Mapping[str, Any]: ...
 
-    async def run_browser_job(self, job: Mapping[str, Any]) -> dict: ...
-
-
-def _infra_error_types() -> tuple[type[BaseException], ...]:
-    """Exception classes that mean "infrastructure failed" (the client's derive from these)."""
-    from smolscript.web.errors import InfraError
-
-    return (ScoringInfraError, InfraError)
+    async def run_browser_job(self, job: BrowserJob) -> BrowserReply | Mapping[str, Any]: ...
 
 
 def _clip(text: Any) -> str:
@@ -68,34 +62,58 @@ def _args_list(args: Any, signature: Mapping[str, Any]) -> list[Any]:
     return list(args)
 
 
-def program_job(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str) -> dict:
-    """The service job of a program task (inputs only: expected values are not sent)."""
+def program_job(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str) -> ProgramJob:
+    """The service job of a program task: the complete files (candidate source + harness) and
+    the hidden tests' stdin (inputs only: expected values are not sent)."""
     signature = task["signature"]
-    return {
-        "language": task["language"], "source": code, "entry_point": task["entry_point"],
-        "signature": signature,
-        "tests": [{"stdin": encode_stdin(_args_list(t["args"], signature), signature)}
-                  for t in hidden["tests"]],
-    }
+    return ProgramJob(
+        runtime=task["language"],
+        files=render_job_files(task["language"], code, signature, task["entry_point"]),
+        tests=[JobTest(stdin=encode_stdin(_args_list(t["args"], signature), signature))
+               for t in hidden["tests"]],
+    )
 
 
-def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any], reply: Mapping[str, Any]
-                  ) -> dict:
+def build_browser_job(record: Mapping[str, Any], source: str) -> BrowserJob:
+    """The service job for `source` (complete candidate source: prefix + continuation).
+
+    `record` is a generator record, or a public dataset row whose `tests` hold the scenario
+    `{"kind", "viewports", "probes", "timeout_s"}` (as the builder writes it); JSON strings, as
+    Parquet stores nested columns, are decoded. Raises KeyError if fields lack.
+    """
+    scenario = record.get("tests") if "probes" not in record else record
+    scenario = json.loads(scenario) if isinstance(scenario, str) else scenario
+    return BrowserJob(kind=scenario["kind"], source=source, fixture=record["fixture"],
+                      viewports=scenario["viewports"], probes=scenario["probes"],
+                      timeout_s=scenario["timeout_s"])
+
+
+def _reply(model: type[ProgramReply] | type[BrowserReply], task: Mapping[str, Any],
+           reply: Any) -> Any:
+    """`reply` as the schema's model (a plain mapping is validated: tests pass dicts)."""
+    if isinstance(reply, model):
+        return reply
+    try:
+        return model.model_validate(dict(reply))
+    except (TypeError, ValueError) as exc:
+        raise ScoringInfraError(f"{task.get('id')}: malformed service reply: {exc}") from exc
+
+
+def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
+                  reply: ProgramReply | Mapping[str, Any]) -> dict:
     """Compare a service reply with the hidden expected outputs (pure).
 
     Raises ScoringInfraError when the reply, or any test in it, reports `infra_error`.
     """
-    status = reply.get("status")
-    if status == "infra_error" or any(t.get("status") == "infra_error"
-                                      for t in reply.get("tests") or []):
-        raise ScoringInfraError(f"{task.get('id')}: service infra_error: {_clip(reply)}")
-    if status == "compile_error":
-        stderr = _clip((reply.get("compile") or {}).get("stderr"))
+    reply = _reply(ProgramReply, task, reply)
+    if reply.infra_detail() is not None:
+        raise ScoringInfraError(
+            f"{task.get('id')}: service infra_error: {_clip(reply.model_dump_json())}")
+    if reply.status == "compile_error":
+        stderr = _clip(reply.compile.stderr if reply.compile else "")
         return outcome(False, False, 0.0, "compile_error", stderr, [])
-    if status != "ok":
-        raise ScoringInfraError(f"{task.get('id')}: unexpected service status {status!r}")
     returns = task["signature"]["returns"]
-    results = reply.get("tests") or []
+    results = reply.tests
     if len(results) != len(hidden["tests"]):
         raise ScoringInfraError(
             f"{task.get('id')}: service returned {len(results)} results for "
@@ -103,11 +121,11 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any], reply: Map
     tests = []
     for index, (test, result) in enumerate(zip(hidden["tests"], results, strict=True)):
         expected = canonical_output(test["expected"], returns)
-        ok = result.get("status") == "ok" and result.get("stdout") == expected
-        tests.append({"index": index, "passed": ok, "status": result.get("status"),
-                      "stdout": _clip(result.get("stdout")), "expected": expected,
-                      "stderr": _clip(result.get("stderr")), "exit_code": result.get("exit_code"),
-                      "time_s": result.get("time_s")})
+        ok = result.status == "ok" and result.stdout == expected
+        tests.append({"index": index, "passed": ok, "status": result.status,
+                      "stdout": _clip(result.stdout), "expected": expected,
+                      "stderr": _clip(result.stderr), "exit_code": result.exit_code,
+                      "time_s": result.time_s})
     passed = sum(t["passed"] for t in tests)
     fraction = passed / len(tests) if tests else 0.0
     all_ok = bool(tests) and passed == len(tests)
@@ -120,19 +138,23 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any], reply: Map
     return outcome(False, True, fraction, word, f"test {failing['index']}: {word}", tests)
 
 
-def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any], reply: Mapping[str, Any]
-                  ) -> dict:
-    """Compare browser observations with the hidden expectations (via smolscript.web)."""
+def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any],
+                  reply: BrowserReply | Mapping[str, Any]) -> dict:
+    """Compare browser observations with the hidden expectations (via smolscript.web).
+
+    Raises ScoringInfraError when the reply reports `infra_error`.
+    """
     from smolscript.web import score_browser_result
 
+    reply = _reply(BrowserReply, task, reply)
     try:
-        scored = score_browser_result(dict(reply), list(hidden["tests"]))
-    except _infra_error_types() as exc:
-        raise ScoringInfraError(f"{task.get('id')}: {exc}") from exc
+        scored = score_browser_result(reply.model_dump(), list(hidden["tests"]))
+    except ScoringInfraError as exc:
+        raise ScoringInfraError(f"{task.get('id')}: {exc.reason}", exc.url) from exc
     status = "passed" if scored["passed"] else (
         "timeout" if scored.get("status") == "timeout" else "wrong_answer")
     return outcome(scored["passed"], scored["syntax_ok"], scored["fraction"], status,
-                   "; ".join(_clip(e) for e in reply.get("errors") or [])[:MAX_KEPT_OUTPUT],
+                   "; ".join(_clip(e) for e in reply.errors)[:MAX_KEPT_OUTPUT],
                    scored["verdicts"])
 
 
@@ -146,13 +168,11 @@ async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: s
         return rejected_outcome(note or "rejected")
     try:
         if task.get("modality") == "browser":
-            from smolscript.web import build_browser_job
-
             reply = await client.run_browser_job(build_browser_job(dict(task), code))
             return judge_browser(task, hidden, reply)
         reply = await client.run_program_job(program_job(task, hidden, code))
-    except _infra_error_types() as exc:
-        raise ScoringInfraError(f"{task.get('id')}: {exc}") from exc
+    except InfrastructureError as exc:  # the client's SandboxInfraError, or ours
+        raise ScoringInfraError(f"{task.get('id')}: {exc.reason}", exc.url) from exc
     return judge_program(task, hidden, reply)
 
 
@@ -160,15 +180,14 @@ def resolve_service_url(url: str | None = None, start: bool = True) -> str:
     """The scoring service to use: `url` as given, else the local one (reused or started).
 
     Without `url`: $SMOLSCRIPT_SANDBOX_URL / the default address is reused when its /health
-    answers; otherwise, when `start` is true and the `smolscript-sandbox` package is
-    installed, the local service is started (`python -m smolscript_sandbox start`). Raises
+    answers; otherwise, when `start` is true, the local service is started (`python -m
+    smolscript_sandbox start`; it needs the `smolscript-sandbox[service]` extra). Raises
     ScoringInfraError when no service can be reached or started.
     """
     if url:
         return url.rstrip("/")
     import httpx
-
-    from smolscript.client import default_url
+    from smolscript_sandbox.client import default_url
 
     base = default_url()
     try:
@@ -178,16 +197,15 @@ def resolve_service_url(url: str | None = None, start: bool = True) -> str:
         pass
     if not start:
         raise ScoringInfraError("no scoring service answers here", base)
-    try:
-        from smolscript_sandbox import control
-        from smolscript_sandbox.config import ServiceConfig
-    except ImportError as exc:
-        raise ScoringInfraError(
-            "no scoring service here and smolscript-sandbox is not installed to start one; "
-            "pass service_url or start it (python -m smolscript_sandbox start)", base) from exc
-    config = ServiceConfig.from_env()
+    from urllib.parse import urlparse
+
+    from smolscript_sandbox import control
+    from smolscript_sandbox.config import ServiceConfig
+
+    where = urlparse(base)  # start it where it was looked for, not at another default port
+    config = ServiceConfig.from_env(host=where.hostname, port=where.port)
     try:
         control.start(config)
-    except control.ServiceStartError as exc:
-        raise ScoringInfraError(f"could not start the scoring service: {exc}", base) from exc
+    except InfrastructureError as exc:
+        raise ScoringInfraError(f"could not start it: {exc.reason}", base) from exc
     return config.base_url.rstrip("/")

@@ -3,8 +3,8 @@
 Every program job feeds a candidate's entry point through a harness (see ``harness.py``): the
 harness reads the arguments from stdin in the line format written by :func:`encode_stdin` and
 prints the return value as :func:`canonical_output` spells it. The host compares the expected
-value's canonical output with the job's normalized stdout, so both sides of that comparison are
-defined here and nowhere else.
+value's canonical output with the job's stdout as the scoring service normalizes it (invalid
+UTF-8 replaced, CRLF -> LF, one final newline stripped: ``smolscript_sandbox.verdict``).
 
 Wire format (one item per line, ``\\n`` line ends):
   * ``int``: the decimal number; ``bool``: ``true`` or ``false``; ``str``: the string itself;
@@ -18,14 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from smolscript.errors import SignatureError
+
 VALUE_TYPES: tuple[str, ...] = ("int", "bool", "str", "list[int]", "list[str]")
 RETURN_TYPES: tuple[str, ...] = ("int", "bool", "str", "list[int]")
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
-
-
-class SignatureError(ValueError):
-    """A signature or a value does not match the smolscript value types."""
 
 
 def validate_signature(signature: Mapping[str, Any]) -> None:
@@ -122,10 +120,3 @@ def canonical_output(value: Any, typ: str) -> str:
     if typ == "str":
         return value
     return " ".join(str(item) for item in value)
-
-
-def normalize_stdout(raw: bytes | str) -> str:
-    """Normalize program output: decode (invalid UTF-8 replaced), CRLF->LF, strip one final LF."""
-    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
-    text = text.replace("\r\n", "\n")
-    return text[:-1] if text.endswith("\n") else text

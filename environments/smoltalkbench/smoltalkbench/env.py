@@ -16,15 +16,11 @@ import logging
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.errors import (
-    InfrastructureError,
-    install_excepthook,
-    reject_unknown_arguments,
-)
+from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
 
 from smoltalkbench import data, judge
-from smoltalkbench.errors import ConfigError
+from smoltalkbench.errors import ConfigError, JudgeUnavailableError
 from smoltalkbench.judge_client import JudgeClient, JudgeConfig
 
 logger = logging.getLogger(__name__)
@@ -116,7 +112,7 @@ class JudgedRubric(ScoreOnceRubric):
             result = judge.judgement(verdict, label, reply, reference, self.length_penalty_chars)
         if result.judge_error:
             if self.max_judge_error_rate <= 0.0:
-                raise InfrastructureError("judge", result.reason, self.client.config.base_url)
+                raise JudgeUnavailableError(result.reason, self.client.config.base_url)
             logger.error("smoltalkbench judge error (tolerated, counted): %s", result.reason)
         return result.to_dict()
 

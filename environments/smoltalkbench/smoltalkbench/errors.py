@@ -1,6 +1,7 @@
 """Error hierarchy of smoltalkbench: bad arguments, bad data, and infrastructure failures."""
 
-from smol_envs_core.errors import SmolEnvsError
+from smol_envs_core.errors import InfrastructureError, SmolEnvsError
+
 
 
 class SmolTalkBenchError(SmolEnvsError):
@@ -15,5 +16,12 @@ class DataError(SmolTalkBenchError, ValueError):
     """Source or benchmark data does not have the expected shape."""
 
 
-class JudgeUnavailableError(SmolTalkBenchError, RuntimeError):
-    """The judge endpoint could not be used (raised only where a caller asks for it)."""
+class JudgeUnavailableError(SmolTalkBenchError, InfrastructureError):
+    """The judge endpoint could not be used: the collection's `InfrastructureError` (component
+    "judge"), so the shared failure policy stops the run instead of scoring it."""
+
+    def __init__(self, reason: str, url: str | None = None):
+        InfrastructureError.__init__(self, "judge", reason, url)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.url))

@@ -26,6 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smol_envs_core.report import figure, mean_stderr
+from smol_envs_core.report import fmt as _fmt
+from smol_envs_core.report import mean as _mean
+from smol_envs_core.results import ResultsError, read_results, row_info
+
 from smoltalkbench.errors import DataError
 
 METRIC_NAMES = ("win_prob", "raw_win_prob", "length_penalized", "reply_chars", "judge_error")
@@ -125,9 +130,7 @@ def _reason_kind(reason: str) -> str:
 
 def sample_from_row(row: Mapping[str, Any], line: int = 0) -> Sample:
     """Sample from one results.jsonl row. Raises DataError when a metric is missing."""
-    info = row.get("info") or {}
-    if isinstance(info, str):
-        info = json.loads(info)
+    info = row_info(row)
     judge_record = row.get("judge") if isinstance(row.get("judge"), Mapping) else None
     reference_chars = info.get("reference_chars")
     if reference_chars is None:
@@ -154,34 +157,22 @@ def _share_M(record: Mapping[str, Any]) -> float | None:  # noqa: N802
 
 def load_samples(path: str | Path) -> list[Sample]:
     """Samples from a results.jsonl file, or from the folder vf-eval wrote it in."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "results.jsonl"
-    if not path.is_file():
-        raise DataError(f"{path}: no such results file")
-    samples = []
-    with path.open(encoding="utf-8") as handle:
-        for line, text in enumerate(handle, start=1):
-            if text.strip():
-                samples.append(sample_from_row(json.loads(text), line))
+    try:
+        results = read_results(path)
+    except ResultsError as exc:
+        raise DataError(str(exc)) from exc
+    samples = [sample_from_row(row, line) for row, line in zip(results.rows, results.lines,
+                                                                strict=True)]
     if not samples:
-        raise DataError(f"{path}: no results")
+        raise DataError(f"{results.path}: no results")
     return samples
 
 
 def rate(name: str, samples: Sequence[Sample]) -> Rate:
     """Win rate x100 and standard error over the judged samples; NaN when none was judged."""
     judged = [s.win_prob for s in samples if not s.judge_error]
-    failed = len(samples) - len(judged)
-    if not judged:
-        return Rate(name, 0, failed, math.nan, math.nan)
-    mean = sum(judged) / len(judged)
-    if len(judged) > 1:
-        var = sum((x - mean) ** 2 for x in judged) / (len(judged) - 1)
-        stderr = math.sqrt(var / len(judged))
-    else:
-        stderr = math.nan
-    return Rate(name, len(judged), failed, 100 * mean, 100 * stderr)
+    average, stderr = mean_stderr(judged)
+    return Rate(name, len(judged), len(samples) - len(judged), 100 * average, 100 * stderr)
 
 
 def length_controlled_win_rate(
@@ -249,14 +240,6 @@ def summarize(samples: Sequence[Sample], model: str | None = None) -> Report:
     )
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
-
-
-def _fmt(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{value:.1f}"
-
-
 def render(report: Report):
     """A rich Group of tables: headline figures, then rates by group and by category."""
     from rich.console import Group
@@ -301,13 +284,14 @@ def render(report: Report):
 
 def plot(report: Report, path: str | Path) -> Path:
     """Bar chart of win rate by category (± se), with overall and LC win rates as lines; PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rates = report.by_category
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.4 * max(len(rates), 1)))
+    path = Path(path)
+    with figure(path, (7, 1.2 + 0.4 * max(len(rates), 1)), dpi=120) as ax:
+        _draw(ax, report, rates)
+    return path
+
+
+def _draw(ax, report: Report, rates: Sequence[Rate]) -> None:
     names = [f"{r.name} ({r.judged}/{r.judged + r.failed})" for r in rates]
     values = [0.0 if math.isnan(r.win_rate) else r.win_rate for r in rates]
     errors = [0.0 if math.isnan(r.stderr) else r.stderr for r in rates]
@@ -326,11 +310,6 @@ def plot(report: Report, path: str | Path) -> Path:
         f"SmolTalkBench: judged {o.judged}/{report.total}, {o.failed} judge errors excluded"
     )
     ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
 
 
 def to_dict(report: Report) -> dict[str, Any]:

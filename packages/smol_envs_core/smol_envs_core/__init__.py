@@ -1,5 +1,6 @@
 """smol-envs-core: what every smol-envs environment shares (see the package README).
 
-`errors` and `markers` import nothing heavy; `policy` imports verifiers; `serve` needs the
-`serve` extra. Import the submodule you need.
+`errors` and `markers` import nothing heavy; `procman` needs psutil and filelock (base
+dependencies); `policy` imports verifiers (the `policy` extra); `serve` needs the `serve` extra.
+Import the submodule you need.
 """

@@ -9,10 +9,11 @@ the environment let it through; pure apart from reading the folder.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from .results import read_results
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,7 @@ def check_run(results: Path) -> RunCheck:
     """Count the rollouts of a results.jsonl and those whose `error` is set."""
     rollouts = errored = 0
     first_error = None
-    for line in results.read_text().splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for row in read_results(results).rows:
         rollouts += 1
         if row.get("error"):
             errored += 1

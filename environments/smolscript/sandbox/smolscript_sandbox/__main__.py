@@ -11,6 +11,7 @@ import json
 import sys
 
 from smolscript_sandbox.config import ServiceConfig
+from smolscript_sandbox.errors import SandboxInfraError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,12 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         import uvicorn
 
         from smolscript_sandbox.app import create_app
-        from smolscript_sandbox.isolation import IsolationUnavailable
-
         try:
             app = create_app(config)
-        except IsolationUnavailable as exc:
-            print(f"smolscript-sandbox: {exc}", file=sys.stderr)
+        except SandboxInfraError as exc:
+            print(exc, file=sys.stderr)
             return 2
         # The asyncio loop, not uvloop: uvloop's subprocesses lack user=/group= (uid drop).
         uvicorn.run(app, host=config.host, port=config.port, log_level="warning", loop="asyncio")
@@ -57,20 +56,20 @@ def main(argv: list[str] | None = None) -> int:
     from smolscript_sandbox import control
 
     if args.command == "start" and args.container:
-        from smolscript_sandbox.container import ContainerEngineUnavailable, start_container
+        from smolscript_sandbox.container import start_container
 
         try:
             url = start_container(args.container, config.port, slots=config.slots)
-        except ContainerEngineUnavailable as exc:
-            print(f"smolscript-sandbox: {exc}", file=sys.stderr)
+        except SandboxInfraError as exc:
+            print(exc, file=sys.stderr)
             return 2
         print(url)
         return 0
     if args.command == "start":
         try:
             info = control.start(config)
-        except control.ServiceStartError as exc:
-            print(f"smolscript-sandbox: {exc}", file=sys.stderr)
+        except SandboxInfraError as exc:
+            print(exc, file=sys.stderr)
             return 2
         print(f"{config.base_url}  isolation={info['isolation']} slots={info['slots']}")
         return 0

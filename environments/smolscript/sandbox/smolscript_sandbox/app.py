@@ -12,50 +12,21 @@ import os
 import resource
 import time
 from collections.abc import AsyncIterator
-from typing import Any, Literal
 
 from fastapi import FastAPI, HTTPException
-from pydantic import BaseModel, Field
 
 from smolscript_sandbox import __version__
 from smolscript_sandbox.browser import BrowserPool, make_browser_slots
 from smolscript_sandbox.config import ServiceConfig
+from smolscript_sandbox.errors import JobRejected
 from smolscript_sandbox.hostinfo import host_fingerprint, toolchain_versions
 from smolscript_sandbox.isolation import isolation_mode, probe
 from smolscript_sandbox.limits import RUN_LIMITS
-from smolscript_sandbox.programs import ProgramJob, run_program_job
+from smolscript_sandbox.programs import run_program_job
 from smolscript_sandbox.reaper import REAPER
+from smolscript_sandbox.runtimes import RUNTIMES
+from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, ProgramReply
 from smolscript_sandbox.slots import SlotPool, lease_uids, make_slots
-
-MAX_SOURCE = 256 * 1024
-MAX_TESTS = 512
-
-
-class TestIn(BaseModel):
-    """One test's input: the harness stdin (encode_stdin of the arguments)."""
-
-    stdin: str = Field("", max_length=256 * 1024)
-
-
-class ProgramJobIn(BaseModel):
-    """A program job (CONTRACT.md). entry_point None: source is a complete stdin program."""
-
-    language: str
-    source: str = Field(max_length=MAX_SOURCE)
-    entry_point: str | None = None
-    signature: dict[str, Any] | None = None
-    tests: list[TestIn] = Field(max_length=MAX_TESTS)
-
-
-class BrowserJobIn(BaseModel, extra="allow"):
-    """A browser job (CONTRACT.md, as refined by the web part); extra fields pass through."""
-
-    kind: Literal["html", "css", "dom"]
-    source: str = Field(max_length=MAX_SOURCE)
-    fixture: str | None = Field(None, max_length=MAX_SOURCE)
-    viewports: list[dict[str, int]] = Field(default_factory=lambda: [{"width": 800, "height": 600}])
-    probes: list[dict[str, Any]] = Field(max_length=MAX_TESTS)
-    timeout_s: float = Field(3.0, gt=0, le=60)
 
 
 class Service:
@@ -63,7 +34,7 @@ class Service:
 
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
-        self.mode = isolation_mode()  # raises IsolationUnavailable: refuse to start
+        self.mode = isolation_mode()  # raises SandboxInfraError: refuse to start
         leases = config.state_dir.parent / "uid-leases"
         uids = browser_uids = None
         browser_count = config.browser_slots if config.browsers else 0
@@ -119,6 +90,8 @@ class Service:
                 "error": self.browsers.error,
                 "restarts": sum(slot.restarts for slot in self.browsers.slots),
             },
+            "runtimes": {name: {"main_file": r.main_file, "compiled": r.compile_argv is not None}
+                         for name, r in sorted(RUNTIMES.items())},
             "toolchains": self.versions,
             "fingerprint": self.fingerprint,
             "jobs": dict(self.jobs),
@@ -168,7 +141,7 @@ def browser_cpu_seconds(uids: set[int]) -> float:
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
     """Build the app; isolation is checked here, before anything is served.
 
-    Raises IsolationUnavailable when bwrap (or the right privileges) is missing.
+    Raises SandboxInfraError when bwrap (or the right privileges) is missing.
     """
     service = Service(config or ServiceConfig.from_env())
 
@@ -186,36 +159,26 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         """Toolchain versions, slot count, isolation mode, host fingerprint."""
         return service.health()
 
-    @app.post("/v1/program")
-    async def program(job: ProgramJobIn) -> dict:
-        """Run a program job; the reply follows CONTRACT.md."""
+    @app.post("/v1/program", response_model=ProgramReply)
+    async def program(job: ProgramJob) -> ProgramReply:
+        """Run a program job: compile its main file once, then run it once per test."""
         service.jobs["program"] += 1
         try:
-            return await run_program_job(
-                service.pool,
-                ProgramJob(
-                    language=job.language,
-                    source=job.source,
-                    entry_point=job.entry_point,
-                    signature=job.signature,
-                    stdins=tuple(t.stdin for t in job.tests),
-                ),
-            )
-        except ValueError as exc:  # unknown language, bad signature: the caller's mistake
+            return await run_program_job(service.pool, job)
+        except JobRejected as exc:  # unknown runtime, no main file: the caller's mistake
             raise HTTPException(status_code=422, detail=str(exc)) from exc
 
-    @app.post("/v1/browser")
-    async def browser(job: BrowserJobIn) -> dict:
-        """Run a browser job in a warm browser; the reply follows CONTRACT.md."""
-        from smolscript.web.errors import JobError
-        from smolscript.web.executor import validate_job
+    @app.post("/v1/browser", response_model=BrowserReply)
+    async def browser(job: BrowserJob) -> BrowserReply:
+        """Run a browser job in a warm browser."""
+        from smolscript_sandbox.executor import validate_job
 
         service.jobs["browser"] += 1
         payload = job.model_dump()
         try:
             validate_job(payload)
-        except JobError as exc:
+        except JobRejected as exc:
             raise HTTPException(status_code=422, detail=str(exc)) from exc
-        return await service.browsers.run(payload)
+        return BrowserReply.model_validate(await service.browsers.run(payload))
 
     return app

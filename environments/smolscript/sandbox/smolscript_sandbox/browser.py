@@ -3,7 +3,7 @@
 Chromium runs inside bubblewrap as the browser slot's own uid (no network namespace, read-only
 system, private /tmp) through a per-slot wrapper script given to Playwright as
 `executable_path`; Debian's Chromium is used and nothing is ever downloaded. The probe executor
-(`smolscript.web.run_browser_job`, web part) creates the context, runs the scenario and keeps
+(`executor.run_browser_job`) creates the context, runs the scenario and keeps
 completed observations on a candidate timeout. The supervisor here bounds the whole job; when
 the executor overruns, or the browser dies, it kills the browser and starts a new one.
 """
@@ -124,7 +124,7 @@ class BrowserPool:
             log.error(self.error)
 
     async def _launch(self, slot: BrowserSlot) -> None:
-        from smolscript.web.executor import CHROMIUM_ARGS  # the web part's launch flags
+        from smolscript_sandbox.executor import CHROMIUM_ARGS
 
         slot.browser = await self._playwright.chromium.launch(
             executable_path=str(slot.wrapper),
@@ -168,7 +168,7 @@ class BrowserPool:
         infra_error; overrunning the supervisor deadline kills and restarts the browser and
         returns a candidate timeout with no observations.
         """
-        from smolscript.web import run_browser_job
+        from smolscript_sandbox.executor import run_browser_job
 
         if self.error is not None:
             return infra_reply(self.error)

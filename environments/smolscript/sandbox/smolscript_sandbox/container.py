@@ -11,6 +11,8 @@ import time
 
 import httpx
 
+from smolscript_sandbox.errors import SandboxInfraError
+
 DEFAULT_IMAGE = "smolscript-sandbox:0.1.0"
 CONTAINER_PORT = 8790
 SECCOMP_NOTE = (
@@ -19,21 +21,17 @@ SECCOMP_NOTE = (
 )
 
 
-class ContainerEngineUnavailable(RuntimeError):
-    """No Docker/Podman engine answers here; the container path cannot be used."""
-
-
 def docker_client():
-    """A connected `docker` client; raises ContainerEngineUnavailable with the reason."""
+    """A connected `docker` client; raises SandboxInfraError with the reason (no engine)."""
     try:
         import docker
     except ImportError as exc:
-        raise ContainerEngineUnavailable("the `docker` Python package is not installed") from exc
+        raise SandboxInfraError("the `docker` Python package is not installed") from exc
     try:
         client = docker.from_env(timeout=10)
         client.ping()
     except Exception as exc:  # noqa: BLE001 - any failure means: no usable engine
-        raise ContainerEngineUnavailable(
+        raise SandboxInfraError(
             f"no container engine reachable ({type(exc).__name__}: {exc}); "
             "install Docker or Podman, or run the local bwrap service instead "
             "(`python -m smolscript_sandbox start`, as root, see setup_host.sh)"
@@ -53,7 +51,7 @@ def start_container(
 ) -> str:
     """Start the service container and wait for /health; returns its base URL.
 
-    Raises ContainerEngineUnavailable without an engine, RuntimeError if it never gets healthy.
+    Raises SandboxInfraError without an engine or when it never gets healthy.
     """
     client = docker_client()
     security = ["no-new-privileges"]
@@ -86,6 +84,6 @@ def start_container(
         time.sleep(0.5)
     logs = container.logs(tail=40).decode("utf-8", "replace")
     container.kill()
-    raise RuntimeError(
+    raise SandboxInfraError(
         f"sandbox container not healthy after {wait_s:.0f} s ({SECCOMP_NOTE}):\n{logs}"
     )

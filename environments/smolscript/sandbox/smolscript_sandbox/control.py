@@ -1,29 +1,21 @@
-"""Start, stop and query the local service process (pid file and log under the state dir)."""
+"""Start, stop and query the local service process, through the shared process manager.
+
+`smol_envs_core.procman` keeps one record per port under the service's state folder (pid and
+create time, written only once /health answers), holds a start lock so that two starters never
+race, and stops only the process group it started.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
 import sys
-import time
 
 import httpx
+from smol_envs_core import procman
+from smol_envs_core.errors import InfrastructureError
 
 from smolscript_sandbox.config import ServiceConfig
-
-
-class ServiceStartError(RuntimeError):
-    """The service process exited or never became healthy; the message has the log tail."""
-
-
-def _pidfile(config: ServiceConfig):
-    return config.state_dir / "service.pid"
-
-
-def _logfile(config: ServiceConfig):
-    return config.state_dir / "service.log"
+from smolscript_sandbox.errors import SandboxInfraError
 
 
 def health(config: ServiceConfig, timeout: float = 2.0) -> dict | None:
@@ -35,85 +27,57 @@ def health(config: ServiceConfig, timeout: float = 2.0) -> dict | None:
     return reply.json() if reply.status_code == 200 else None
 
 
-def _log_tail(config: ServiceConfig, lines: int = 30) -> str:
-    with contextlib.suppress(OSError):
-        return "\n".join(_logfile(config).read_text(errors="replace").splitlines()[-lines:])
-    return ""
+def service(config: ServiceConfig, wait_s: float = 90.0) -> procman.Service:
+    """The process-manager description of the service of `config`."""
+    argv = [
+        sys.executable, "-m", "smolscript_sandbox", "serve",
+        "--host", config.host, "--port", str(config.port),
+        "--slots", str(config.slots), "--browser-slots", str(config.browser_slots),
+    ]
+    if not config.browsers:
+        argv.append("--no-browsers")
+    return procman.Service(
+        name="scoring service",
+        host=config.host,
+        port=config.port,
+        url=config.base_url,
+        state_dir=config.state_dir,
+        argv=argv,
+        ready=lambda: health(config) is not None,
+        env=dict(os.environ),  # the server derives the same state folder from the port
+        start_timeout_s=wait_s,
+    )
 
 
-def start(config: ServiceConfig, wait_s: float = 90.0) -> dict:
-    """Start the service in the background (if not already up) and wait for /health.
+def start_owned(config: ServiceConfig, wait_s: float = 90.0) -> tuple[dict, bool]:
+    """(health record, started by this call): reuse a service answering at the URL (ours or
+    not), else start ours in the background and wait for /health.
 
-    Returns the health record. Raises ServiceStartError with the log tail on failure.
+    Raises SandboxInfraError (how it ended, the log tail) when it does not become healthy.
     """
     up = health(config)
     if up is not None:
-        return up
+        return up, False
     config.state_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(config.state_dir, 0o711)
-    cmd = [
-        sys.executable,
-        "-m",
-        "smolscript_sandbox",
-        "serve",
-        "--host",
-        config.host,
-        "--port",
-        str(config.port),
-        "--slots",
-        str(config.slots),
-        "--browser-slots",
-        str(config.browser_slots),
-    ]
-    if not config.browsers:
-        cmd.append("--no-browsers")
-    env = dict(os.environ)  # the server derives the same state folder from the port
-    with open(_logfile(config), "ab") as log:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            env=env,
-        )
-    _pidfile(config).write_text(str(proc.pid))
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise ServiceStartError(
-                f"service exited with code {proc.returncode}:\n{_log_tail(config)}"
-            )
-        up = health(config)
-        if up is not None:
-            return up
-        time.sleep(0.2)
-    proc.kill()
-    raise ServiceStartError(f"service not healthy after {wait_s:.0f} s:\n{_log_tail(config)}")
+    try:
+        _, started = procman.start(service(config, wait_s))
+    except InfrastructureError as exc:
+        raise SandboxInfraError(exc.reason, config.base_url) from exc
+    info = health(config, timeout=10.0)
+    if info is None:
+        raise SandboxInfraError("started, but /health stopped answering", config.base_url)
+    return info, started
+
+
+def start(config: ServiceConfig, wait_s: float = 90.0) -> dict:
+    """Start the service (if not already up) and return its health record.
+
+    Raises SandboxInfraError with the log tail on failure.
+    """
+    return start_owned(config, wait_s)[0]
 
 
 def stop(config: ServiceConfig, wait_s: float = 15.0) -> bool:
-    """SIGTERM the service from the pid file, SIGKILL after `wait_s`; True if one was running."""
-    try:
-        pid = int(_pidfile(config).read_text().strip())
-    except (OSError, ValueError):
-        return False
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        _pidfile(config).unlink(missing_ok=True)
-        return False
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    _pidfile(config).unlink(missing_ok=True)
-    return True
+    """Stop our service on this port (SIGTERM, SIGKILL after `wait_s`); True if one ran."""
+    return procman.stop(config.state_dir, wait_s)

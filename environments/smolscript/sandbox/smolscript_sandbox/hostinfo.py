@@ -8,7 +8,7 @@ import os
 import platform
 import subprocess
 
-from smolscript_sandbox.toolchain import JOB_MOUNT, program_languages
+from smolscript_sandbox.runtimes import RUNTIMES, binaries
 
 
 def _version(argv0: str) -> str:
@@ -25,14 +25,10 @@ def _version(argv0: str) -> str:
 
 
 def toolchain_versions() -> dict[str, dict[str, str]]:
-    """For each program language, the version line of each binary its commands use."""
+    """For each runtime, the version line of each binary its commands use."""
     out: dict[str, dict[str, str]] = {}
-    for lang, spec in sorted(program_languages().items()):
-        binaries = []
-        for argv in (spec.compile_argv, spec.run_argv):
-            if argv and not str(argv[0]).startswith(f"{JOB_MOUNT}/") and "{" not in str(argv[0]):
-                binaries.append(str(argv[0]))
-        out[lang] = {b: _version(b) for b in dict.fromkeys(binaries)}
+    for name, runtime in sorted(RUNTIMES.items()):
+        out[name] = {b: _version(b) for b in binaries(runtime)}
     out["chromium"] = {"/usr/lib/chromium/chromium": _version("/usr/lib/chromium/chromium")}
     out["bwrap"] = {"bwrap": _version("bwrap")}
     return out

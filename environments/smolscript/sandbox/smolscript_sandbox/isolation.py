@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from smolscript_sandbox.errors import SandboxInfraError
 from smolscript_sandbox.limits import Limits
 
 JOB_MOUNT = "/job"
@@ -21,10 +22,6 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Read-only system trees visible to jobs; /root, /home, /work, /var and /tmp never are.
 RO_TREES = ("/usr", "/etc", "/opt")
 TOP_LEVEL_LINKS = ("/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
-
-
-class IsolationUnavailable(RuntimeError):
-    """bubblewrap is missing or cannot create namespaces here: the service must not start."""
 
 
 @dataclass(frozen=True)
@@ -151,12 +148,12 @@ def in_container() -> bool:
 def isolation_mode() -> str:
     """`bwrap+uid` as root (one uid per slot), `bwrap+container` as a non-root container user.
 
-    Raises IsolationUnavailable when neither holds: a non-root service outside a container
+    Raises SandboxInfraError when neither holds: a non-root service outside a container
     cannot give slots distinct uids, and there is no unisolated fallback.
     """
     for tool in ("bwrap", "prlimit", "setpriv"):
         if shutil.which(tool) is None:
-            raise IsolationUnavailable(
+            raise SandboxInfraError(
                 f"{tool} not found: install bubblewrap and util-linux "
                 "(environments/smolscript/sandbox/setup_host.sh); refusing to start"
             )
@@ -164,14 +161,14 @@ def isolation_mode() -> str:
         return "bwrap+uid"
     if in_container():
         return "bwrap+container"
-    raise IsolationUnavailable(
+    raise SandboxInfraError(
         "the service must run as root (to drop each slot to its own uid) or inside its "
         "container image; refusing to start without isolation"
     )
 
 
 def probe(identity: Identity, job_dir: Path, limits: Limits) -> None:
-    """Run `true` in a real sandbox as `identity`; raise IsolationUnavailable if it fails."""
+    """Run `true` in a real sandbox as `identity`; raise SandboxInfraError if it fails."""
     argv = drop_argv(identity) + bwrap_argv(["/usr/bin/true"], job_dir, limits, writable_job=False)
     try:
         done = subprocess.run(
@@ -181,7 +178,7 @@ def probe(identity: Identity, job_dir: Path, limits: Limits) -> None:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise IsolationUnavailable(f"bwrap probe failed: {exc}") from exc
+        raise SandboxInfraError(f"bwrap probe failed: {exc}") from exc
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip()
-        raise IsolationUnavailable(f"bwrap cannot create a sandbox here: {detail}")
+        raise SandboxInfraError(f"bwrap cannot create a sandbox here: {detail}")

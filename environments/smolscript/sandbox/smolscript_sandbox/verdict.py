@@ -10,20 +10,11 @@ from __future__ import annotations
 import re
 import signal
 
-from smolscript.types import normalize_stdout
-
 from smolscript_sandbox.limits import Limits
 from smolscript_sandbox.process import RawRun
+from smolscript_sandbox.schema import RUN_STATUSES, RunResult
 
-STATUSES = (
-    "ok",
-    "compile_error",
-    "runtime_error",
-    "timeout",
-    "memory_limit",
-    "output_limit",
-    "infra_error",
-)
+STATUSES = RUN_STATUSES
 
 # What each runtime prints when an allocation fails under the address-space limit.
 _MEMORY_PATTERNS = re.compile(
@@ -31,6 +22,13 @@ _MEMORY_PATTERNS = re.compile(
     r"memory allocation of \d+ bytes failed|not enough memory|Cannot allocate memory|"
     r"allocation failed|heap limit"
 )
+
+
+def normalize_stdout(raw: bytes | str) -> str:
+    """Normalize program output: decode (invalid UTF-8 replaced), CRLF->LF, strip one final LF."""
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    text = text.replace("\r\n", "\n")
+    return text[:-1] if text.endswith("\n") else text
 
 
 def decode_diagnostic(raw: bytes) -> str:
@@ -66,13 +64,13 @@ def classify(raw: RawRun, limits: Limits) -> str:
     return "ok"
 
 
-def test_result(raw: RawRun, limits: Limits) -> dict:
-    """The per-test record of the job reply (see CONTRACT.md)."""
-    return {
-        "status": classify(raw, limits),
-        "stdout": normalize_stdout(raw.stdout),
-        "stderr": decode_diagnostic(raw.stderr) if raw.started else raw.setup_error,
-        "exit_code": raw.exit_code,
-        "time_s": raw.time_s,
-        "truncated": raw.stdout_overflow or raw.stderr_truncated,
-    }
+def test_result(raw: RawRun, limits: Limits) -> RunResult:
+    """The per-test record of the job reply."""
+    return RunResult(
+        status=classify(raw, limits),
+        stdout=normalize_stdout(raw.stdout),
+        stderr=decode_diagnostic(raw.stderr) if raw.started else raw.setup_error,
+        exit_code=raw.exit_code,
+        time_s=raw.time_s,
+        truncated=raw.stdout_overflow or raw.stderr_truncated,
+    )

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .errors import InfraError
+from smolscript.errors import ScoringInfraError
+
 from .values import css_values_equal, normalize_text, parse_number
 
 Matcher = Callable[[Any, Any, dict], tuple[bool, str]]
@@ -122,15 +123,17 @@ def compare(observations: dict, hidden_tests: list[dict]) -> list[dict]:
     return verdicts
 
 
-def score_browser_result(result: dict, hidden_tests: list[dict]) -> dict:
+def score_browser_result(result: Any, hidden_tests: list[dict]) -> dict:
     """Turn a service browser result into a task outcome.
 
     Returns {"passed": all verdicts passed, "syntax_ok", "fraction" (passed share), "status",
-    "verdicts"}. Raises InfraError when the service reports `infra_error`: infrastructure
+    "verdicts"}. Raises ScoringInfraError when the service reports `infra_error`: infrastructure
     failures must never be scored as model failures.
     """
+    if hasattr(result, "model_dump"):  # the service's BrowserReply (smolscript_sandbox.schema)
+        result = result.model_dump()
     if result.get("status") == "infra_error":
-        raise InfraError(f"browser job infrastructure error: {result.get('errors')}")
+        raise ScoringInfraError(f"browser job infrastructure error: {result.get('errors')}")
     verdicts = compare(result.get("observations") or {}, hidden_tests)
     passed = sum(v["passed"] for v in verdicts)
     return {"passed": bool(verdicts) and passed == len(verdicts),

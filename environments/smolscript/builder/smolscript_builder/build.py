@@ -3,7 +3,7 @@
 ``build_artifacts()`` returns ``{relative path: bytes}`` for ``data/smolscript/``; it reads no
 files, clock or environment, so two calls give identical bytes (``scripts/build_smolscript.py``
 writes them). Program tasks come from ``generate.py``; HTML, CSS and JavaScript DOM tasks come
-from ``smolscript.web.generate_web_tasks`` (one call per language and difficulty).
+from ``smolscript_builder.web.generate_web_tasks`` (one call per language and difficulty).
 """
 
 from __future__ import annotations
@@ -14,14 +14,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from smolscript import audit, card, checks
-from smolscript.editions import ARCHIVES, DIFFICULTIES, EDITIONS, composition, select
-from smolscript.generate import GENERATOR_VERSION, TaskDef, generate_pool, program_records
 from smolscript.languages import LANGUAGE_ORDER
-from smolscript.records import dumps, jsonl_bytes, parquet_bytes, public_row
+
+from smolscript_builder import audit, card, checks
+from smolscript_builder.editions import (
+    ARCHIVES,
+    DATASET_VERSION,
+    DIFFICULTIES,
+    EDITIONS,
+    edition_counts,
+    select,
+)
+from smolscript_builder.generate import GENERATOR_VERSION, TaskDef, generate_pool, program_records
+from smolscript_builder.records import dumps, jsonl_bytes, parquet_bytes, public_row
 
 SEED = 0
-DATASET_VERSION = "0.3.0"
 POOL_SIZES = {"easy": 175, "medium": 90, "moderate": 40}
 PUBLIC_FILE, PARQUET_FILE = "smolscript.jsonl", "smolscript.parquet"
 REFERENCES_FILE, HIDDEN_FILE = "references/solutions.jsonl", "private_tests/hidden.jsonl"
@@ -129,10 +136,10 @@ def web_tasks(
 
 def _load_web_generator() -> WebGenerator:
     try:
-        from smolscript.web import generate_web_tasks
-    except ImportError as exc:  # the web part is built in parallel
+        from smolscript_builder.web.generator import generate_web_tasks
+    except ImportError as exc:  # playwright-free, but keep a program-only build possible
         raise RuntimeError(
-            "smolscript.web.generate_web_tasks is not available; build with "
+            "smolscript_builder.web.generate_web_tasks is not available; build with "
             "include_web=False for a program-only build"
         ) from exc
     return generate_web_tasks
@@ -146,13 +153,6 @@ def _sort_key(task: Task) -> tuple:
         DIFFICULTIES.index(row["difficulty"]),
         row["id"],
     )
-
-
-def edition_counts(edition: str, include_web: bool) -> dict[tuple[str, str, str], int]:
-    """The edition's cells (browser cells dropped for a program-only build)."""
-    return {
-        cell: n for cell, n in composition(edition).items() if include_web or cell[1] == "program"
-    }
 
 
 def build_editions(

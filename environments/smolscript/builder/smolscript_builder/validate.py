@@ -245,9 +245,9 @@ async def validate_full(
     progress: Callable[[int, int], None] | None = None,
 ) -> ExecutionSummary:
     """Plan and execute every check of the edition; infra problems give status unverified."""
-    from smolscript.client import SandboxClient
-    from smolscript.scoring import ScoringInfraError, resolve_service_url
-    from smolscript.web.errors import InfraError
+    from smol_envs_core.errors import InfrastructureError
+    from smolscript.scoring import resolve_service_url
+    from smolscript_sandbox.client import SandboxClient
 
     rows, solutions, hidden = load_edition(data_dir)
     if task_ids is not None:
@@ -266,9 +266,10 @@ async def validate_full(
                 concurrency=width,
                 progress=progress,
             )
-    except (ScoringInfraError, InfraError) as exc:
+    except InfrastructureError as exc:  # the service or the client's transport failed
         return ExecutionSummary(
-            status="unverified", checks_planned=len(checks), reason=f"infrastructure: {exc}"
+            status="unverified", checks_planned=len(checks),
+            reason=f"infrastructure: {exc.component} {exc.url or ''}: {exc.reason}",
         )
     summary.service = {k: health.get(k) for k in ("isolation", "slots", "fingerprint", "version")}
     return summary

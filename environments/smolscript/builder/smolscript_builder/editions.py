@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+DATASET_VERSION = "0.3.0"
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "moderate")
 EDITIONS: tuple[str, ...] = ("full2000", "previous1000", "default")
 EDITION_SIZES = {"full2000": 2000, "previous1000": 1000, "default": 350}
@@ -126,3 +127,10 @@ def count_cells(records: Iterable[Mapping[str, Any]]) -> dict[Cell, int]:
     for record in records:
         counts[cell_of(record)] += 1
     return dict(counts)
+
+
+def edition_counts(edition: str, include_web: bool) -> dict[Cell, int]:
+    """The edition's cells (browser cells dropped for a program-only build)."""
+    return {
+        cell: n for cell, n in composition(edition).items() if include_web or cell[1] == "program"
+    }

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from smolscript import ir
 from smolscript.languages import get_language
-from smolscript.syntax import SYNTAX, Block, Syntax
+
+from smolscript_builder import ir
+from smolscript_builder.syntax import SYNTAX, Block, Syntax
 
 Override = Callable[["Emitter", Any], str]
 _OVERRIDES: dict[tuple[str, str], Override] = {}

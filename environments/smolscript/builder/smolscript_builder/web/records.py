@@ -85,17 +85,3 @@ def to_record(draft: WebTaskDraft) -> dict:
         "hidden_tests": draft.checks.tests, "spec": spec, "spec_key": spec_key(spec),
         "shape_key": spec_key({"category": draft.category, **(draft.shape or draft.spec)}),
     }
-
-
-def build_browser_job(record: dict, source: str) -> dict:
-    """The service job for `source` (complete candidate source: prefix + continuation).
-
-    `record` is a generator record, or a public dataset row whose `tests` hold the scenario
-    `{"kind", "viewports", "probes", "timeout_s"}` (as `smolscript.build` writes it); JSON
-    strings, as Parquet stores nested columns, are decoded. Raises KeyError if fields lack.
-    """
-    scenario = record.get("tests") if "probes" not in record else record
-    scenario = json.loads(scenario) if isinstance(scenario, str) else scenario
-    return {"kind": scenario["kind"], "source": source, "fixture": record["fixture"],
-            "viewports": scenario["viewports"], "probes": scenario["probes"],
-            "timeout_s": scenario["timeout_s"]}

@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from smolscript.editions import DIFFICULTIES, EDITION_SIZES
 from smolscript.languages import LANGUAGE_ORDER, LANGUAGES
+
+from smolscript_builder.editions import DATASET_VERSION, DIFFICULTIES, EDITION_SIZES
 
 FAMILY_TEXT = {
     "arithmetic": "integer arithmetic, digit manipulation and conditions on one integer n",
@@ -207,6 +208,4 @@ uv run python scripts/validate_smolscript.py --static-only
 
 
 def _version() -> str:
-    from smolscript.build import DATASET_VERSION
-
     return DATASET_VERSION

@@ -17,11 +17,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from smolscript.domains import DOMAINS, PROBES, Domain
-from smolscript.emit import emit_source
-from smolscript.grammar import OPS, Stage, emit_pipeline, run_pipeline
 from smolscript.languages import get_language
 from smolscript.types import RETURN_TYPES, canonical_output, encode_stdin
+
+from smolscript_builder.domains import DOMAINS, PROBES, Domain
+from smolscript_builder.emit import emit_source
+from smolscript_builder.grammar import OPS, Stage, emit_pipeline, run_pipeline
 
 GENERATOR_VERSION = "smolscript-gen-0.1"
 VALUE_BOUND = 10**6  # every intermediate int stays within +-VALUE_BOUND (far inside int32)

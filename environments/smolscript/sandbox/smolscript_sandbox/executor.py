@@ -1,6 +1,6 @@
 """Probe executor: run one browser job in a fresh Playwright context and return observations.
 
-The scoring service imports `run_browser_job` and supplies a warm `playwright` Browser; it adds
+The browser pool (`browser.py`) calls `run_browser_job` with a warm `playwright` Browser; it adds
 the per-scenario wall limit and the supervisor. This module owns what happens inside one job:
 
 - html: document scripts disabled; the candidate markup is loaded as the page.
@@ -27,7 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .errors import InfraError, JobError
+from .errors import JobRejected, SandboxInfraError
 from .syntax import check_css_syntax, check_html_syntax
 
 OP_TIMEOUT_S = 3.0
@@ -56,23 +56,23 @@ def _observe_source() -> str:
 
 
 def validate_job(job: dict) -> None:
-    """Raise JobError unless `job` is a well-formed browser job (see CONTRACT.md)."""
+    """Raise JobRejected unless `job` is a well-formed browser job (see CONTRACT.md)."""
     if job.get("kind") not in KINDS:
-        raise JobError(f"unknown job kind {job.get('kind')!r}; valid: {KINDS}")
+        raise JobRejected(f"unknown job kind {job.get('kind')!r}; valid: {KINDS}")
     if not isinstance(job.get("source"), str):
-        raise JobError("job source must be a string")
+        raise JobRejected("job source must be a string")
     if job["kind"] != "html" and not isinstance(job.get("fixture"), str):
-        raise JobError(f"{job['kind']} jobs need a fixture page")
+        raise JobRejected(f"{job['kind']} jobs need a fixture page")
     viewports = job.get("viewports") or [{"width": 800, "height": 600}]
     for probe in job.get("probes", []):
         if probe.get("op") not in OBSERVE_OPS | ACTION_OPS:
-            raise JobError(f"unknown probe op {probe.get('op')!r} in {probe.get('id')!r}")
+            raise JobRejected(f"unknown probe op {probe.get('op')!r} in {probe.get('id')!r}")
         if "id" not in probe or "selector" not in probe:
-            raise JobError(f"probe without id or selector: {probe}")
+            raise JobRejected(f"probe without id or selector: {probe}")
         if not 0 <= int(probe.get("viewport", 0)) < len(viewports):
-            raise JobError(f"probe {probe['id']} names a missing viewport")
+            raise JobRejected(f"probe {probe['id']} names a missing viewport")
         if probe["op"] in ACTION_OPS and job["kind"] != "dom":
-            raise JobError("actions are only allowed in dom jobs")
+            raise JobRejected("actions are only allowed in dom jobs")
 
 
 class _Page:
@@ -123,7 +123,7 @@ async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIME
     `job`: {"kind", "source", "fixture", "viewports", "probes", "timeout_s"} (CONTRACT.md).
     Returns {"status": "ok"|"timeout"|"infra_error", "syntax_ok", "syntax_errors",
     "observations": {probe_id: {"ok", "value"|"error"}}, "errors", "timings"}.
-    Raises JobError for a malformed job. Trusted setup failures give status "infra_error".
+    Raises JobRejected for a malformed job. Trusted setup failures give status "infra_error".
     """
     validate_job(job)
     kind, source = job["kind"], job["source"]
@@ -139,7 +139,7 @@ async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIME
     try:
         try:
             if not browser.is_connected():
-                raise InfraError("browser is not connected")
+                raise SandboxInfraError("browser is not connected")
             context = await asyncio.wait_for(browser.new_context(
                 java_script_enabled=kind == "dom", viewport=viewports[0],
                 service_workers="block", accept_downloads=False), op_timeout_s)
@@ -229,10 +229,10 @@ def _is_timeout(exc: BaseException) -> bool:
 async def launch_chromium(playwright: Any, executable_path: str | None = None) -> Any:
     """Launch Debian's Chromium through Playwright (never a downloaded browser).
 
-    Raises InfraError when no Chromium binary is installed.
+    Raises SandboxInfraError when no Chromium binary is installed.
     """
     path = executable_path or next((p for p in CHROMIUM_PATHS if os.path.exists(p)), None)
     if path is None:
-        raise InfraError(f"Chromium not found at {CHROMIUM_PATHS}; apt-get install chromium")
+        raise SandboxInfraError(f"Chromium not found at {CHROMIUM_PATHS}; apt-get install chromium")
     return await playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS,
                                             headless=True, timeout=20_000)

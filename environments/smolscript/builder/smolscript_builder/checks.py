@@ -16,12 +16,19 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from smolscript.editions import EDITIONS, count_cells, select, selection_hash
-from smolscript.emit import emit_source
-from smolscript.generate import parse_stage
-from smolscript.grammar import emit_pipeline, run_pipeline
-from smolscript.records import read_parquet_rows
 from smolscript.types import canonical_output, encode_stdin
+
+from smolscript_builder.editions import (
+    EDITIONS,
+    count_cells,
+    edition_counts,
+    select,
+    selection_hash,
+)
+from smolscript_builder.emit import emit_source
+from smolscript_builder.generate import parse_stage
+from smolscript_builder.grammar import emit_pipeline, run_pipeline
+from smolscript_builder.records import read_parquet_rows
 
 EDITION_DIRS = {"default": "", "previous1000": "archive/v0.2.0/", "full2000": "archive/v0.1.0/"}
 UNCHECKSUMMED = ("checksums.json", "validation_report.json")
@@ -57,8 +64,6 @@ def _result(errors: list[str], **detail: Any) -> Check:
 
 def check_composition(files: Mapping[str, bytes], include_web: bool) -> Check:
     """Every edition has exactly its composition's cell counts."""
-    from smolscript.build import edition_counts
-
     errors = []
     for edition in EDITIONS:
         want = {k: v for k, v in edition_counts(edition, include_web).items() if v}
@@ -102,8 +107,6 @@ def check_ids_and_editions(files: Mapping[str, bytes]) -> Check:
 
 def check_manifest(files: Mapping[str, bytes], include_web: bool) -> Check:
     """The selection manifest lists each edition's ids and hashes and re-selection agrees."""
-    from smolscript.build import edition_counts
-
     errors: list[str] = []
     manifest = json.loads(files["selection_manifest.json"])
     parent_rows = None
@@ -251,7 +254,7 @@ def check_python_parse(files: Mapping[str, bytes]) -> Check:
 
 def check_uniqueness_and_web(files: Mapping[str, bytes]) -> Check:
     """Fingerprints unique per language (programs), spec keys unique (web); web rows complete."""
-    from smolscript.audit import uniqueness_audit
+    from smolscript_builder.audit import uniqueness_audit
 
     data = load_edition(files, "full2000")
     errors = [

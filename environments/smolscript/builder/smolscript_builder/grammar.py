@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from smolscript import ir
-from smolscript.ir import b, lit, v
+from smolscript_builder import ir
+from smolscript_builder.ir import b, lit, v
 
 # ---------------------------------------------------------------- predicates and mappings
 

@@ -1,0 +1,177 @@
+"""The runtimes the service runs: a main file, a compile command, a run command, limits.
+
+This is all the service knows about languages. A job brings complete files (whatever harness
+it needs is already in them); the runtime says which file to compile and how to run it.
+Commands use only sandbox-visible paths (`/usr/bin`, `/opt`) and the `{dir}` placeholder (the
+job folder, mounted at /job); binaries are checked before a job takes a slot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from smolscript_sandbox.errors import JobRejected, SandboxInfraError
+from smolscript_sandbox.isolation import JOB_MOUNT
+from smolscript_sandbox.limits import COMPILE_LIMITS, RUN_LIMITS, Limits
+from smolscript_sandbox.schema import ProgramJob
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """One runtime: the file it compiles/runs, its argv templates (`{dir}` = the job folder),
+    the environment its commands need and the limits of one compile and of one test run."""
+
+    id: str
+    main_file: str
+    compile_argv: tuple[str, ...] | None
+    run_argv: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    compile_limits: Limits = COMPILE_LIMITS
+    run_limits: Limits = RUN_LIMITS
+
+
+RUNTIMES: dict[str, Runtime] = {
+    "python": Runtime(
+        id="python",
+        main_file="main.py",
+        compile_argv=(
+            "/usr/bin/python3",
+            "-c",
+            "import ast,sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])",
+            "{dir}/main.py",
+        ),
+        run_argv=("/usr/bin/python3", "-I", "-S", "{dir}/main.py"),
+    ),
+    "javascript": Runtime(
+        id="javascript",
+        main_file="main.js",
+        compile_argv=("/usr/bin/node", "--check", "{dir}/main.js"),
+        run_argv=("/usr/bin/node", "{dir}/main.js"),
+    ),
+    "cpp": Runtime(
+        id="cpp",
+        main_file="main.cpp",
+        compile_argv=("/usr/bin/g++", "-std=c++17", "-O1", "-o", "{dir}/main", "{dir}/main.cpp"),
+        run_argv=("{dir}/main",),
+        env={"PATH": "/usr/bin:/bin"},
+    ),
+    "c": Runtime(
+        id="c",
+        main_file="main.c",
+        compile_argv=("/usr/bin/gcc", "-std=c11", "-O1", "-o", "{dir}/main", "{dir}/main.c", "-lm"),
+        run_argv=("{dir}/main",),
+        env={"PATH": "/usr/bin:/bin"},
+    ),
+    "lua": Runtime(
+        id="lua",
+        main_file="main.lua",
+        compile_argv=("/usr/bin/luac5.4", "-p", "{dir}/main.lua"),
+        run_argv=("/usr/bin/lua5.4", "{dir}/main.lua"),
+    ),
+    "csharp": Runtime(
+        id="csharp",
+        main_file="main.cs",
+        compile_argv=(
+            "/usr/bin/mcs",
+            "-langversion:7.2",
+            "-nowarn:219,162,168",
+            "-out:{dir}/main.exe",
+            "{dir}/main.cs",
+        ),
+        run_argv=("/usr/bin/mono", "{dir}/main.exe"),
+        env={"PATH": "/usr/bin:/bin", "HOME": "{dir}"},
+    ),
+    "rust": Runtime(
+        id="rust",
+        main_file="main.rs",
+        compile_argv=(
+            "/opt/rust/bin/rustc",
+            "--edition",
+            "2021",
+            "-C",
+            "opt-level=1",
+            "-C",
+            "debuginfo=0",
+            "-o",
+            "{dir}/main",
+            "{dir}/main.rs",
+        ),
+        run_argv=("{dir}/main",),
+        env={"PATH": "/opt/rust/bin:/usr/bin:/bin"},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Program:
+    """What one job folder holds and runs: files (name -> text), compile argv, run argv, env,
+    and the runtime's limits."""
+
+    files: dict[str, str]
+    compile_argv: tuple[str, ...] | None
+    run_argv: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    compile_limits: Limits = COMPILE_LIMITS
+    run_limits: Limits = RUN_LIMITS
+
+
+def get_runtime(runtime: str) -> Runtime:
+    """Look up a runtime; raises JobRejected naming the valid ones."""
+    try:
+        return RUNTIMES[runtime]
+    except KeyError:
+        raise JobRejected(f"unknown runtime {runtime!r}; valid: {sorted(RUNTIMES)}") from None
+
+
+def expand_argv(argv: tuple[str, ...], job_dir: str) -> list[str]:
+    """Substitute the job folder for `{dir}` in a compile/run argv template."""
+    return [part.replace("{dir}", job_dir) for part in argv]
+
+
+def check_binary(path: str) -> None:
+    """Raise SandboxInfraError unless `path` (absolute, or on PATH) is an executable file."""
+    found = path if os.path.isabs(path) else shutil.which(path)
+    if not found or not os.access(found, os.X_OK):
+        raise SandboxInfraError(f"toolchain binary not found: {path}")
+
+
+def binaries(runtime: Runtime) -> list[str]:
+    """The host binaries a runtime's commands start (not the job's own outputs)."""
+    found = []
+    for argv in (runtime.compile_argv, runtime.run_argv):
+        if argv and not argv[0].startswith("{dir}") and "{" not in argv[0]:
+            found.append(argv[0])
+    return list(dict.fromkeys(found))
+
+
+def build_program(job: ProgramJob) -> Program:
+    """The files, commands and limits of one job.
+
+    Raises JobRejected for an unknown runtime or a job without the runtime's main file, and
+    SandboxInfraError when a binary of the runtime is absent here.
+    """
+    runtime = get_runtime(job.runtime)
+    if runtime.main_file not in job.files:
+        raise JobRejected(
+            f"a {runtime.id} job needs its main file {runtime.main_file!r}; got "
+            f"{sorted(job.files)}"
+        )
+    compile_argv = (
+        tuple(expand_argv(runtime.compile_argv, JOB_MOUNT)) if runtime.compile_argv else None
+    )
+    run_argv = tuple(expand_argv(runtime.run_argv, JOB_MOUNT))
+    for argv in (compile_argv, run_argv):
+        if argv and not argv[0].startswith(f"{JOB_MOUNT}/"):
+            check_binary(argv[0])
+    env = {key: value.replace("{dir}", JOB_MOUNT) for key, value in runtime.env.items()}
+    return Program(
+        files=dict(job.files),
+        compile_argv=compile_argv,
+        run_argv=run_argv,
+        env=env,
+        compile_limits=runtime.compile_limits,
+        run_limits=runtime.run_limits,
+    )

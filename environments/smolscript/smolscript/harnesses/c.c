@@ -1,0 +1,57 @@
+// @@SOURCE@@
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char smol_buf[65536];
+
+static char *smol_line(void) {
+    if (fgets(smol_buf, sizeof smol_buf, stdin) == NULL) {
+        smol_buf[0] = '\0';
+    }
+    size_t n = strlen(smol_buf);
+    if (n > 0 && smol_buf[n - 1] == '\n') {
+        smol_buf[--n] = '\0';
+    }
+    char *copy = malloc(n + 1);
+    memcpy(copy, smol_buf, n + 1);
+    return copy;
+}
+
+static int smol_int(void) {
+    char *text = smol_line();
+    int value = atoi(text);
+    free(text);
+    return value;
+}
+
+static int *smol_ints(int n) {
+    int *items = malloc(sizeof(int) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        items[i] = smol_int();
+    }
+    return items;
+}
+
+static char **smol_strs(int n) {
+    char **items = malloc(sizeof(char *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        items[i] = smol_line();
+    }
+    return items;
+}
+
+static void smol_print_ints(const int *items, int n) {
+    for (int i = 0; i < n; i++) {
+        printf(i == 0 ? "%d" : " %d", items[i]);
+    }
+    printf("\n");
+}
+
+int main(void) {
+    // @@READ_ARGS@@
+    // @@CALL_AND_PRINT@@
+    return 0;
+}

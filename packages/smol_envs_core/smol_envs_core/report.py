@@ -1,0 +1,54 @@
+"""Report helpers every environment's report uses: means, standard errors, number cells and
+a matplotlib figure that is saved and closed the same way (headless). Rich and matplotlib are
+imported only by what draws."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def mean(values: Sequence[float], empty: float = math.nan) -> float:
+    """The arithmetic mean; `empty` for no values."""
+    return sum(values) / len(values) if values else empty
+
+
+def mean_stderr(values: Sequence[float]) -> tuple[float, float]:
+    """(mean, standard error of the mean with the n-1 variance); NaN where undefined (no
+    values: both; one value: the error)."""
+    if not values:
+        return math.nan, math.nan
+    average = mean(values)
+    if len(values) < 2:
+        return average, math.nan
+    variance = sum((x - average) ** 2 for x in values) / (len(values) - 1)
+    return average, math.sqrt(variance / len(values))
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    """A table cell: the number with `digits` decimals, or "n/a" for None or NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+@contextlib.contextmanager
+def figure(path: str | Path, figsize: tuple[float, float], dpi: int = 100) -> Iterator[Any]:
+    """Yield the axes of a new headless (Agg) matplotlib figure; on exit lay it out, write it
+    to `path` as PNG (folders created) and close it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
+    try:
+        yield ax
+        fig.tight_layout()
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(Path(path), dpi=dpi)
+    finally:
+        plt.close(fig)

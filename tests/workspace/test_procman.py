@@ -1,0 +1,119 @@
+"""The shared process manager on real processes: ready before recorded, reuse, a start lock
+against two starters, a death by signal reported with its name and log tail, a recycled pid
+never taken for ours, and `smol-envs-serve status` exiting 1 when stopped."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import urllib.request
+from pathlib import Path
+
+import psutil
+import pytest
+from smol_envs_core import procman
+from smol_envs_core.errors import InfrastructureError
+
+pytestmark = pytest.mark.integration
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def http_service(tmp_path: Path, **kw) -> procman.Service:
+    port = free_port()
+    return procman.Service(
+        name="test server", host="127.0.0.1", port=port, url=f"http://127.0.0.1:{port}",
+        state_dir=tmp_path / str(port),
+        argv=[sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+              "--directory", str(tmp_path)],
+        ready=lambda: answers(port), start_timeout_s=30, **kw)
+
+
+def test_start_records_only_a_ready_process_reuses_it_and_stops_only_it(tmp_path):
+    service = http_service(tmp_path)
+    record, started = procman.start(service)
+    try:
+        assert started and answers(service.port)
+        assert procman.running(service.state_dir) == record
+        assert psutil.Process(record.pid).create_time() == pytest.approx(record.create_time)
+        again, started_again = procman.start(service)
+        assert again.pid == record.pid and not started_again
+    finally:
+        assert procman.stop(service.state_dir)
+    assert not psutil.pid_exists(record.pid) or psutil.Process(record.pid).status() == "zombie"
+    assert procman.running(service.state_dir) is None and not procman.stop(service.state_dir)
+
+
+def test_two_starters_at_once_start_one_process(tmp_path):
+    service = http_service(tmp_path)
+    results: list[tuple[procman.Record, bool]] = []
+    threads = [threading.Thread(target=lambda: results.append(procman.start(service)))
+               for _ in range(2)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert sorted(started for _, started in results) == [False, True]
+        assert len({record.pid for record, _ in results}) == 1
+    finally:
+        procman.stop(service.state_dir)
+
+
+def test_a_death_by_signal_is_reported_with_its_name_and_log_tail(tmp_path):
+    port = free_port()
+    service = procman.Service(
+        name="test server", host="127.0.0.1", port=port, url=f"http://127.0.0.1:{port}",
+        state_dir=tmp_path / "s",
+        argv=[sys.executable, "-c", "import os, signal; print('about to crash', flush=True); "
+              "os.kill(os.getpid(), signal.SIGSEGV)"],
+        ready=lambda: False, start_timeout_s=30)
+    with pytest.raises(InfrastructureError, match="killed by signal SIGSEGV at start") as info:
+        procman.start(service)
+    assert "about to crash" in str(info.value.reason)  # the log tail
+    assert procman.read_record(service.state_dir) is None  # never recorded as ours
+
+
+def test_a_failed_first_request_is_not_ready(tmp_path):
+    def refuse():
+        raise OSError("first completion refused")
+
+    service = http_service(tmp_path, confirm=refuse)
+    with pytest.raises(InfrastructureError, match="first request failed"):
+        procman.start(service)
+    assert procman.read_record(service.state_dir) is None
+    assert not answers(service.port)  # the half-started process was killed
+
+
+def test_a_recycled_pid_is_never_taken_for_ours(tmp_path):
+    me = psutil.Process()
+    fake = procman.Record(pid=os.getpid(), create_time=me.create_time() - 100.0,
+                          host="127.0.0.1", port=1)
+    (tmp_path / procman.RECORD).write_text(json.dumps(dataclasses.asdict(fake)))
+    assert procman.running(tmp_path) is None
+    assert procman.stop(tmp_path) is False  # and this test process is still alive
+
+
+def test_serve_status_exits_1_when_stopped(tmp_path):
+    env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status", "--port",
+                           str(free_port())], capture_output=True, text=True, env=env,
+                          timeout=60, check=False)
+    assert done.returncode == 1 and done.stdout.strip() == "stopped"
