@@ -100,6 +100,11 @@ def drive(spec: Spec) -> dict[str, Any]:
     golds = {t.data.prompt_text: spec.gold(t) for t in picked}
     answers = {t.data.prompt_text: [golds[t.data.prompt_text] if k == "gold" else spec.junk
                                     for k in PATTERN] for t in picked}
+    # The next task gets HTTP 500 (unknown prompt): a model endpoint failure. The one after,
+    # when the spec has one, gets a reply whose scoring fails (judge, scoring service).
+    stranger, bad_scoring = train[spec.tasks], train[spec.tasks + 1]
+    if spec.scoring_failure_reply is not None:
+        answers[bad_scoring.data.prompt_text] = [spec.scoring_failure_reply]
     report: dict[str, Any] = {
         "verifiers": verifiers.__version__, "env_id": spec.env_id,
         "train_tasks": len(train), "eval_tasks": len(evaluation),
@@ -115,11 +120,12 @@ def drive(spec: Spec) -> dict[str, Any]:
                 groups = asyncio.run(run_groups(address, endpoint.base_url, picked))
                 runs.append([[_trace(trace, spec, golds) for trace in traces]
                              for traces in groups])
-            # A task the endpoint does not know gets HTTP 500: an infrastructure failure.
-            stranger = train[spec.tasks]
-            (failed,) = asyncio.run(run_groups(address, endpoint.base_url, [stranger], 1))
+            failed = asyncio.run(run_groups(address, endpoint.base_url,
+                                            [stranger, bad_scoring], 1))
         report["runs"] = runs
-        report["infra_failure"] = _trace(failed[0], spec, golds)
+        report["infra_failure"] = _trace(failed[0][0], spec, golds)
+        if spec.scoring_failure_reply is not None:
+            report["scoring_failure"] = _trace(failed[1][0], spec, golds)
         report["policy_requests"] = [
             {"temperature": r.get("temperature"), "max_tokens": r.get("max_tokens"),
              "n": r.get("n")}

@@ -7,7 +7,7 @@ junk reply is, which reward each should get, and (for judged environments) a scr
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -25,7 +25,8 @@ class Spec:
     judge: Callable[[list[Any]], Callable | None] = lambda tasks: None
     server_options: Callable[[str], dict[str, Any]] = lambda base_url: {}
     reward_name: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    scoring_failure_reply: str | None = None
+    """A reply whose scoring fails (judge or scoring service): the trace must not be ok."""
 
 
 def pico() -> Spec:
@@ -41,4 +42,45 @@ def pico() -> Spec:
     )
 
 
-SPECS: dict[str, Callable[[], Spec]] = {"pico-dsl-v1": pico}
+def smoltalk_judge(tasks: list[Any]) -> Callable[[dict], list[tuple[str, float]]]:
+    """A scripted judge: prefers the model's reply when it is the scripted gold, else the
+    reference (top logprobs hold only the preferred identifier)."""
+    from smoltalkbench import judge
+
+    def verdict(body: dict) -> list[tuple[str, float]]:
+        user = body["messages"][-1]["content"]
+        task = next(t for t in tasks if judge.neutralize(t.data.prompt) in user)
+        label = judge.reply_label(task.data.prompt, 0)
+        if SMOLTALK_JUDGE_FAILS in user:
+            return [("The", 0.0)]  # neither identifier: a judge failure
+        winner = label if SMOLTALK_GOLD in user else judge.other_label(label)
+        return [(winner, 0.0)]
+
+    return verdict
+
+
+SMOLTALK_GOLD = "Here is a careful, friendly answer."
+SMOLTALK_JUDGE_FAILS = "This reply makes the scripted judge answer without an identifier."
+SMOLTALK_SOURCE = "tests/smoltalkbench/fixtures/source"
+
+
+def smoltalkbench() -> Spec:
+    """smoltalkbench: the packaged fixture as the benchmark, the test source copy as the train
+    source; a scripted judge on the same loopback endpoint."""
+    return Spec(
+        env_id="smoltalkbench",
+        train={"split": "train", "dataset": "fixture", "source_path": SMOLTALK_SOURCE},
+        eval={"split": "eval", "dataset": "fixture"},
+        gold=lambda task: SMOLTALK_GOLD,
+        junk="junk",
+        expected_reward={"gold": 1.0, "junk": 0.0},
+        judge=smoltalk_judge,
+        server_options=lambda base_url: {"task": {
+            "judge_base_url": base_url, "judge_api_key_var": "", "judge_model": "scripted",
+            "judge_max_retries": 0}},
+        reward_name="win_prob",
+        scoring_failure_reply=SMOLTALK_JUDGE_FAILS,
+    )
+
+
+SPECS: dict[str, Callable[[], Spec]] = {"pico-dsl-v1": pico, "smoltalkbench": smoltalkbench}

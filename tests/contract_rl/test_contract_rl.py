@@ -20,7 +20,7 @@ from tests.contract_rl import venv040
 from tests.contract_rl.driver import advantages, drive
 from tests.contract_rl.specs import SPECS
 
-FAST = ["pico-dsl-v1"]
+FAST = ["pico-dsl-v1", "smoltalkbench"]
 
 
 def check_contract(report: dict) -> None:
@@ -47,6 +47,10 @@ def check_contract(report: dict) -> None:
         assert request["n"] in (None, 1)
     failure = report["infra_failure"]
     assert not failure["ok"] and failure["errors"], "an endpoint failure was scored"
+    if "scoring_failure" in report:
+        failure = report["scoring_failure"]
+        assert not failure["ok"] and failure["errors"], "a scoring failure was scored"
+        assert any("infrastructure failure" in e for e in failure["errors"]), failure
 
 
 @pytest.mark.parametrize("env_id", FAST)
