@@ -83,4 +83,30 @@ def smoltalkbench() -> Spec:
     )
 
 
-SPECS: dict[str, Callable[[], Spec]] = {"pico-dsl-v1": pico, "smoltalkbench": smoltalkbench}
+def smolscript_gold(task: Any) -> str:
+    """The reference solution after the task's head: what a perfect model continues with."""
+    from smolscript import data
+    from smolscript.assemble import body_of_reference
+    from smolscript.taskset import edition_tables
+
+    row = edition_tables(task.data.edition)[0][task.data.task_id]
+    reference = data.load_references(task.data.edition)[task.data.task_id]["reference_solution"]
+    return body_of_reference(row, reference)
+
+
+def smolscript() -> Spec:
+    """smolscript (needs the scoring service: the lead runs it, marked integration)."""
+    return Spec(
+        env_id="smolscript",
+        train={"split": "train", "languages": ["python"]},
+        eval={"split": "eval"},
+        gold=smolscript_gold,
+        junk="I cannot write this program.",
+        expected_reward={"gold": 1.0, "junk": 0.0},
+        reward_name="passed",
+    )
+
+
+SPECS: dict[str, Callable[[], Spec]] = {
+    "pico-dsl-v1": pico, "smoltalkbench": smoltalkbench, "smolscript": smolscript,
+}

