@@ -49,6 +49,13 @@ def test_shaped_reward_is_opt_in_and_named_apart() -> None:
     assert rewards["shaped_line_similarity"] == pytest.approx(metrics["avg_line_similarity"])
     assert 0.9 < rewards["shaped_line_similarity"] < 1.0 and metrics["exact_match"] == 0.0
     assert scored(task, "")[0] == {"shaped_line_similarity": 0.0}
+    # Without an answer block the reply's first four lines still earn partial credit.
+    bare = "Sure!\n" + "\n".join(task.data.target_lines[:2])
+    rewards, metrics = scored(task, bare)
+    assert metrics["avg_line_similarity"] == 0.0
+    assert 0.0 < rewards["shaped_line_similarity"] < 1.0
+    bare_exact = "\n".join(task.data.target_lines)
+    assert scored(task, bare_exact)[0] == {"shaped_line_similarity": 1.0}
 
 
 @pytest.mark.parametrize("options, word", [

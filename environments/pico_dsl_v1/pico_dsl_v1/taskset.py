@@ -2,9 +2,10 @@
 
 Same pure core as the classic environment (`splits`, `parse`, `score`); this is the only module
 that imports `verifiers.v1`. The reward is exact match by default; `reward="line_similarity"`
-switches to an opt-in shaped reward for curricula (the mean line similarity), recorded under its
-own name `shaped_line_similarity` so it is never mistaken for the benchmark's score
-(`exact_match` stays a metric either way).
+switches to an opt-in shaped reward for curricula (`shaped.shaped_line_similarity`: the mean line
+similarity, of the answer block or else of the reply's first lines), recorded under its own name
+`shaped_line_similarity` so it is never mistaken for the benchmark's score (`exact_match` stays
+a metric either way).
 """
 
 from __future__ import annotations
@@ -20,15 +21,16 @@ from .data import SLICE_CHOICES
 from .errors import ConfigError
 from .parse import parse_answer
 from .prompt import SYSTEM_PROMPT
-from .score import score_answer
+from .score import METRIC_NAMES, score_answer
+from .shaped import shaped_line_similarity
 from .splits import DEFAULT_TRAIN_ROWS, eval_rows, prompt_key, train_rows
 
 ENV_ID = "pico-dsl-v1"
 RECORD_KEY = "pico_dsl_v1_scores"
-# reward option -> (reward name in the results, metric it takes its value from)
-REWARDS: dict[str, tuple[str, str]] = {
-    "exact_match": ("exact_match", "exact_match"),
-    "line_similarity": ("shaped_line_similarity", "avg_line_similarity"),
+# reward option -> reward name in the results (and in the score record)
+REWARDS: dict[str, str] = {
+    "exact_match": "exact_match",
+    "line_similarity": "shaped_line_similarity",
 }
 
 
@@ -54,21 +56,26 @@ class PicoTask(SingleTurnTask, vf.Task[PicoData]):
 
     async def _record(self, trace: vf.Trace) -> dict[str, float]:
         async def compute() -> dict[str, float]:
-            return score_answer(parse_answer(reply_text(trace)), self.data.target_lines)
+            parsed = parse_answer(reply_text(trace))
+            record = score_answer(parsed, self.data.target_lines)
+            if self.data.reward_name == "shaped_line_similarity":
+                record["shaped_line_similarity"] = shaped_line_similarity(
+                    parsed, self.data.target_lines)
+            return record
 
         return await score_once(trace, RECORD_KEY, compute)
 
     @vf.metric
     async def pico_metrics(self, trace: vf.Trace) -> dict[str, float]:
         """Every metric of `score.METRIC_NAMES` (exact_match, format and line scores), in [0, 1]."""
-        return dict(await self._record(trace))
+        record = await self._record(trace)
+        return {name: record[name] for name in METRIC_NAMES}
 
     @vf.reward(weight=1.0)
     async def reward(self, trace: vf.Trace) -> dict[str, float]:
         """The headline reward in [0, 1], named by the task: exact_match (all four lines equal,
         the benchmark's score) or shaped_line_similarity (opt-in, mean line similarity)."""
-        source = {name: metric for name, metric in REWARDS.values()}[self.data.reward_name]
-        return {self.data.reward_name: (await self._record(trace))[source]}
+        return {self.data.reward_name: (await self._record(trace))[self.data.reward_name]}
 
 
 class PicoTasksetConfig(vf.TasksetConfig):
@@ -100,7 +107,7 @@ def to_task_data(row: dict[str, Any], reward: str = "exact_match") -> PicoData:
         slice_name=row["slice"],
         complexity_level=row["complexity_level"],
         target_lines=list(row["target_lines"]),
-        reward_name=REWARDS[reward][0],
+        reward_name=REWARDS[reward],
     )
 
 
