@@ -20,38 +20,12 @@ from pathlib import Path
 from smoltalkbench import build
 from smoltalkbench.card import HUB_METADATA, render_card
 from smoltalkbench.errors import ConfigError
+from smoltalkbench.splits import load_source
 
 REPO = "HuggingFaceSwarms/SmolTalkBench"
 CONFIG = "gold"
 SCRIPT = "scripts/create_smoltalkbench_dataset.py"
 MODULE = "smoltalkbench/build.py"
-FORMATS = {".parquet": "parquet", ".jsonl": "json"}
-
-
-def local_split_files(folder: Path) -> tuple[str, dict[str, list[str]]]:
-    """(datasets builder, {split: files}) for a local copy of the source. Raises ConfigError."""
-    if not folder.is_dir():
-        raise ConfigError(f"--source-path {folder} is not a folder")
-    files = {
-        split: sorted(str(p) for p in folder.rglob(f"{split}*") if p.suffix in FORMATS)
-        for split in build.SOURCE_SPLITS
-    }
-    suffixes = {Path(f).suffix for paths in files.values() for f in paths}
-    if not all(files.values()) or len(suffixes) != 1:
-        raise ConfigError(
-            f"{folder}: need train* and test* files of one format (.parquet or .jsonl), got {files}"
-        )
-    return FORMATS[suffixes.pop()], files
-
-
-def load_source(source_path: str | None, revision: str):
-    """The source splits as a datasets.DatasetDict (train and test)."""
-    from datasets import load_dataset
-
-    if source_path is None:
-        return load_dataset(build.SOURCE, build.SUBSET, revision=revision)
-    builder, files = local_split_files(Path(source_path))
-    return load_dataset(builder, data_files=files)
 
 
 def write_rows(rows: list[dict], path: Path) -> None:

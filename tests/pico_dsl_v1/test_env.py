@@ -26,10 +26,15 @@ def env() -> vf.Environment:
     return load_environment()
 
 
-def test_defaults_expose_the_same_480_rows(env: vf.Environment) -> None:
+def test_train_split_never_shares_a_prompt_with_the_benchmark(env: vf.Environment) -> None:
     train, evaluation = env.get_dataset(), env.get_eval_dataset()
     assert len(train) == len(evaluation) == 480
-    assert train["answer"] == evaluation["answer"]
+    assert not set(train["question"]) & set(evaluation["question"])
+    assert all(i["id"].startswith("gen-") for i in train["info"])
+    generated = load_environment(dataset_mode="generated", num_examples=60)
+    assert not set(generated.get_dataset()["question"]) & set(
+        generated.get_eval_dataset()["question"]
+    )
     cells = Counter((i["slice"], i["complexity_level"]) for i in evaluation["info"])
     assert len(cells) == 24 and set(cells.values()) == {20}
 

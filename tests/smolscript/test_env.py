@@ -120,20 +120,29 @@ class RecordingClient:
             content=self.text, finish_reason="stop", is_truncated=False))
 
 
-async def _ask(env, client) -> str:
+async def _ask(env, client, sampling_args=None) -> str:
     row = env.get_eval_dataset()[0]
     state = {"info": row["info"], "client": client, "model": "m",
-             "sampling_args": {"max_tokens": 999, "max_completion_tokens": 5, "temperature": 1.0}}
+             "sampling_args": sampling_args or {}}
     response = await env.get_model_response(state, row["prompt"])
     return response.message.content
 
 
 @pytest.mark.unit
-async def test_requests_use_the_task_budget_greedily(tiny):
+async def test_requests_default_to_the_task_budget_greedily(tiny):
     client = RecordingClient("    return n\n")
-    assert await _ask(load_environment(), client) == "    return n\n"
+    unset = {"max_tokens": None, "temperature": None}  # what vf-eval sends without -t / -T
+    assert await _ask(load_environment(), client, unset) == "    return n\n"
     assert client.seen[0]["max_tokens"] == 128 and client.seen[0]["temperature"] == 0.0
     assert "max_completion_tokens" not in client.seen[0]
+
+
+@pytest.mark.unit
+async def test_a_trainers_sampling_is_never_overridden(tiny):
+    client = RecordingClient("    return n\n")
+    trainer = {"max_completion_tokens": 40, "temperature": 1.0, "n": 1, "top_p": 0.9}
+    await _ask(load_environment(), client, trainer)
+    assert client.seen[0] == {"max_tokens": 40, "temperature": 1.0, "n": 1, "top_p": 0.9}
 
 
 @pytest.mark.unit

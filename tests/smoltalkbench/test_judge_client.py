@@ -1,5 +1,6 @@
 """The judge client against real HTTP servers: a scripted one for failures, the local SmolLM2."""
 
+import asyncio
 import json
 import socket
 import threading
@@ -123,6 +124,21 @@ async def test_transient_errors_are_retried_then_succeed(scripted):
     assert error is None and [t for t, _ in top] == ["M", " m", "The", "I", "A"]
     sent = server.requests[-1]
     assert (sent["max_tokens"], sent["logprobs"], sent["top_logprobs"]) == (1, True, TOP_LOGPROBS)
+
+
+def test_one_client_judges_again_from_a_second_event_loop(scripted):
+    # Synchronous trainers score each batch in a fresh asyncio.run; the client must follow.
+    # Three calls through one slot make the semaphore wait, which binds it to its loop.
+    server = scripted([(200, completion(TOP6))])
+    judge = JudgeClient(JudgeConfig(model="judge", base_url=server.url, api_key_var=None,
+                                    max_concurrent=1, timeout_s=5))
+
+    async def batch():
+        return await asyncio.gather(*(judge.top_logprobs(MESSAGES) for _ in range(3)))
+
+    first, second = asyncio.run(batch()), asyncio.run(batch())
+    assert all(reply.error is None for reply in first + second), first + second
+    assert second[0].top_logprobs == first[0].top_logprobs and len(server.requests) == 6
 
 
 async def test_persistent_transient_errors_become_a_recorded_error(scripted):

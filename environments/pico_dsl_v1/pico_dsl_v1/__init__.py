@@ -1,17 +1,17 @@
 """pico-dsl-v1: a four-line reverse-then-transduce string eval for a tiny per-sample tape DSL.
 
-`load_environment` is resolved lazily, so the pure core (oracle, compiler, validator, parser,
-metrics) imports without loading verifiers.
+Exports the classic `load_environment` (verifiers 0.3.1: `vf-eval pico-dsl-v1 -a ...`) and the
+v1 `PicoTaskset` (verifiers 0.3.1 and 0.4: `load_taskset`, prime-rl). Both resolve lazily, so
+the pure core (oracle, compiler, validator, parser, metrics) imports without verifiers, and the
+package imports under verifiers 0.4, where `load_environment` is absent.
 """
 
-from typing import Any
+from smol_envs_core.exports import lazy_exports
 
-__all__ = ["load_environment"]
+__all__ = ["load_environment", "PicoTaskset", "ChatHarness"]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "load_environment":
-        from .env import load_environment
-
-        return load_environment
-    raise AttributeError(f"module 'pico_dsl_v1' has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__,
+    classic={"load_environment": ".env"},
+    v1={"PicoTaskset": ".taskset", "ChatHarness": "smol_envs_core.v1"},
+)

@@ -31,9 +31,11 @@ from .errors import ConfigError
 from .parse import ParsedAnswer, parse_answer
 from .prompt import SYSTEM_PROMPT
 from .score import METRIC_NAMES, score_answer
+from .splits import train_rows
 from .tokenizer import valid_tokenizers
 
 SCORES_KEY = "pico_dsl_v1_scores"
+CLASSIC_TRAIN_ROWS = 480
 REWARD_WEIGHTS: dict[str, float] = {name: 0.0 for name in METRIC_NAMES} | {"exact_match": 1.0}
 METRIC_DOCS: dict[str, str] = {
     "exact_match": "1.0 when all four parsed lines equal the oracle's (the reward).",
@@ -172,6 +174,7 @@ def load_environment(
     difficulty: str | None = None,
     tokenizer: str = "auto",
     max_tokens: int = DEFAULT_MAX_TOKENS,
+    num_train: int = CLASSIC_TRAIN_ROWS,
     **kwargs: Any,
 ) -> vf.Environment:
     """Build the pico-dsl-v1 environment.
@@ -186,6 +189,8 @@ def load_environment(
         difficulty: generated mode only: tiny/easy/medium/hard/mixed or tape16/24/34/48.
         tokenizer: generated mode phrase-length measure: "auto", "none" or a tiktoken name.
         max_tokens: token budget of each request when the run sets none (`vf-eval -t` wins).
+        num_train: rows of the train split (`get_dataset()`): the seeded generated stream minus
+            every evaluation prompt (splits.py); the evaluation rows are `get_eval_dataset()`.
         **kwargs: refused (TypeError naming the valid arguments): a misspelled argument must
             not silently run the defaults.
 
@@ -207,11 +212,19 @@ def load_environment(
         rows = generate_rows(num_examples, seed, difficulty, tokenizer, slice)
     from datasets import Dataset
 
-    dataset = Dataset.from_list([to_record(row) for row in rows])
+    eval_dataset = Dataset.from_list([to_record(row) for row in rows])
+    # Training rows never share a prompt with the evaluation rows (see splits.py); built lazily.
+    train_seed = seed + 1 if dataset_mode == "generated" else seed
+    exclude = {record["question"] for record in eval_dataset}
+
+    def train_dataset() -> Dataset:
+        train = train_rows(num_train, train_seed, difficulty, tokenizer, slice, exclude)
+        return Dataset.from_list([to_record(row) for row in train])
+
     parser = PicoAnswerParser()
     env = PicoDslEnv(
-        dataset=dataset,
-        eval_dataset=dataset,
+        dataset=train_dataset,
+        eval_dataset=eval_dataset,
         system_prompt=SYSTEM_PROMPT,
         parser=parser,
         rubric=build_rubric(parser),

@@ -9,7 +9,6 @@ from smol_envs_core.errors import InfrastructureError as CoreInfrastructureError
 from smol_envs_core.errors import SmolEnvsError
 
 
-
 class PicoDslError(SmolEnvsError):
     """Base class of every error raised by pico-dsl-v1."""
 

@@ -1,17 +1,17 @@
 """smolscript: an execution-based benchmark of basic programming in nine languages.
 
-`load_environment` (verifiers wiring, in `env.py`) is resolved lazily, so that the pure core
-(assembly, prompts, report, evaluator) imports without verifiers.
+Exports the classic `load_environment` (verifiers 0.3.1, raw completions) and the v1
+`SmolscriptTaskset` (verifiers 0.3.1 and 0.4, prime-rl; chat). Both resolve lazily, so the pure
+core (assembly, prompts, report, evaluator) imports without verifiers and the package imports
+under verifiers 0.4, where `load_environment` is absent.
 """
 
-from typing import Any
+from smol_envs_core.exports import lazy_exports
 
-__all__ = ["load_environment"]
+__all__ = ["load_environment", "SmolscriptTaskset", "ChatHarness"]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "load_environment":
-        from smolscript.env import load_environment
-
-        return load_environment
-    raise AttributeError(f"module 'smolscript' has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__,
+    classic={"load_environment": "smolscript.env"},
+    v1={"SmolscriptTaskset": "smolscript.taskset", "ChatHarness": "smol_envs_core.v1"},
+)

@@ -26,7 +26,7 @@ from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
 from smol_envs_core.text import completion_text
 from verifiers.types import Response
 
-from smolscript import data
+from smolscript import data, splits
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_completion
 from smolscript.errors import ScoringInfraError
 from smolscript.prompts import (
@@ -136,21 +136,33 @@ class SmolscriptRubric(ScoreOnceRubric):
 
 
 class SmolscriptEnv(PolicyEnv):
-    """Single-turn raw completion environment with per-task token budgets and greedy decoding.
+    """Single-turn raw completion environment; per-task token budgets and greedy decoding are
+    its evaluation defaults (`default_sampling`), never an override of the caller's settings.
 
-    Each request's `max_tokens` is the task's budget (language and difficulty, or the
-    `max_tokens` override), temperature 0. An empty completion is a model outcome: it is
-    kept and scored (it fails), instead of being retried and dropped (PolicyEnv).
+    An empty completion is a model outcome: it is kept and scored (it fails), instead of being
+    retried and dropped (PolicyEnv).
     """
 
     async def get_model_response(self, state, prompt, client=None, model=None, tool_defs=None,
                                  sampling_args=None) -> Response:
-        args = dict(sampling_args or state.get("sampling_args") or {})
-        budget = state["info"]["max_tokens"]
-        args.pop("max_completion_tokens", None)
-        args.update({"max_tokens": budget, "temperature": 0.0})
+        args = default_sampling(sampling_args or state.get("sampling_args") or {},
+                                state["info"]["max_tokens"])
         return await super().get_model_response(state, prompt, client=client, model=model,
                                                 tool_defs=tool_defs, sampling_args=args)
+
+
+def default_sampling(args: Mapping[str, Any], budget: int) -> dict[str, Any]:
+    """The request's sampling arguments: the caller's, with the benchmark's defaults filled in.
+
+    Temperature 0 (greedy) when the caller sets none; `max_tokens` = the caller's `max_tokens`
+    or `max_completion_tokens`, else the task's budget. A trainer's temperature, token limit and
+    sample count (`n`) pass unchanged, so the rollouts of a group can differ.
+    """
+    merged = {key: value for key, value in args.items() if value is not None}
+    limit = merged.pop("max_completion_tokens", None)
+    merged.setdefault("max_tokens", limit if limit is not None else budget)
+    merged.setdefault("temperature", 0.0)
+    return merged
 
 
 def _first_per_language(tasks: Sequence[Mapping[str, Any]], k: int) -> list[Mapping[str, Any]]:
@@ -234,4 +246,13 @@ def load_environment(
                       context_length, make_token_counter(tokenizer))
     hidden = data.hidden_for(tasks, data.load_hidden(edition))
     rubric = SmolscriptRubric({t["id"]: t for t in tasks}, hidden, service_url, concurrency)
-    return SmolscriptEnv(eval_dataset=Dataset.from_list(rows), rubric=rubric)
+
+    def train_dataset() -> Dataset:
+        # The train split (splits.py), built when asked for; its rows become scorable too.
+        train = splits.train_tasks(languages, difficulties)
+        rubric.tasks = {**rubric.tasks, **{t["id"]: t for t in train}}
+        rubric.hidden = {**rubric.hidden, **data.hidden_for(train, data.load_hidden("full2000"))}
+        return Dataset.from_list(_rows(train, max_tokens, data.dataset_hash("full2000")))
+
+    return SmolscriptEnv(dataset=train_dataset, eval_dataset=Dataset.from_list(rows),
+                         rubric=rubric)

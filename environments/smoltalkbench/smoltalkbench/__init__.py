@@ -1,15 +1,16 @@
 """SmolTalkBench: everyday chat prompts judged against reference replies, AlpacaEval style.
 
-`load_environment` is resolved lazily so that the pure modules (build, judge, report) can be
-imported without loading verifiers.
+Exports the classic `load_environment` (verifiers 0.3.1) and the v1 `SmolTalkTaskset` (verifiers
+0.3.1 and 0.4, prime-rl). Both resolve lazily, so the pure modules (build, judge, report) import
+without verifiers and the package imports under verifiers 0.4, where `load_environment` is absent.
 """
 
-__all__ = ["load_environment"]
+from smol_envs_core.exports import lazy_exports
 
+__all__ = ["load_environment", "SmolTalkTaskset", "ChatHarness"]
 
-def __getattr__(name: str):
-    if name == "load_environment":
-        from smoltalkbench.env import load_environment
-
-        return load_environment
-    raise AttributeError(f"module 'smoltalkbench' has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__,
+    classic={"load_environment": ".env"},
+    v1={"SmolTalkTaskset": ".taskset", "ChatHarness": "smol_envs_core.v1"},
+)

@@ -19,16 +19,19 @@ import verifiers as vf
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
 
-from smoltalkbench import data, judge
+from smoltalkbench import data, judge, splits
+from smoltalkbench.build import candidate_rows
+from smoltalkbench.defaults import (
+    DEFAULT_DATASET,
+    DEFAULT_JUDGE_API_KEY_VAR,
+    DEFAULT_JUDGE_BASE_URL,
+    DEFAULT_JUDGE_MODEL,
+)
 from smoltalkbench.errors import ConfigError, JudgeUnavailableError
 from smoltalkbench.judge_client import JudgeClient, JudgeConfig
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_DATASET = "HuggingFaceSwarms/SmolTalkBench"
-DEFAULT_JUDGE_MODEL = "deepseek-ai/DeepSeek-V4.1-Flash"
-DEFAULT_JUDGE_BASE_URL = "https://router.huggingface.co/v1"
-DEFAULT_JUDGE_API_KEY_VAR = "HF_TOKEN"
 STATE_KEY = "judge"
 
 
@@ -137,6 +140,7 @@ def load_environment(
     length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS,
     order_seed: int = 0,
     max_judge_error_rate: float = 0.0,
+    source_path: str | None = None,
     **kwargs,
 ) -> vf.Environment:
     """SmolTalkBench as a verifiers SingleTurnEnv judged against the reference replies.
@@ -146,7 +150,10 @@ def load_environment(
     variable with the judge's key (None or "" for a keyless local endpoint).
     `max_judge_error_rate` (in [0, 1], default 0) is the share of judge failures tolerated:
     0 stops the run at the first one; tolerated ones are excluded from the reward average and
-    counted. Raises ConfigError for invalid numbers.
+    counted. `get_dataset()` is the train split (splits.py): the source conversations that are
+    not in the benchmark, read from `source_path` (a local copy) or the hub; built when asked
+    for, it raises InfrastructureError when the source is unreachable. Raises ConfigError for
+    invalid numbers.
     """
     install_excepthook()  # an error below reaches the user as one line
     reject_unknown_arguments("smoltalkbench", kwargs, list(inspect.signature(load_environment)
@@ -180,7 +187,15 @@ def load_environment(
     def build():
         return data.to_verifiers(data.load_rows(dataset, config, split, data_files), num_examples)
 
+    def build_train():
+        from datasets import Dataset
+
+        benchmark = data.load_rows(dataset, config, split, data_files)
+        candidates = candidate_rows(splits.load_source(source_path))
+        rows = splits.train_rows(candidates, benchmark["instruction"])
+        return data.to_verifiers(Dataset.from_list(rows))
+
     rubric = JudgedRubric(client, length_penalty_chars, order_seed, max_judge_error_rate)
-    env = SmolTalkBenchEnv(eval_dataset=build, rubric=rubric)
+    env = SmolTalkBenchEnv(dataset=build_train, eval_dataset=build, rubric=rubric)
     env.error_budget = ErrorBudget("judge_error", max_judge_error_rate, "judge", judge_base_url)
     return env

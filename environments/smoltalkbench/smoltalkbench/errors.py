@@ -3,7 +3,6 @@
 from smol_envs_core.errors import InfrastructureError, SmolEnvsError
 
 
-
 class SmolTalkBenchError(SmolEnvsError):
     """Base class of every error this package raises on purpose."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,12 +83,19 @@ def extract_top_logprobs(response: Any) -> tuple[list[tuple[Any, Any]] | None, s
 
 
 class JudgeClient:
-    """Async judge caller with bounded concurrency; builds its OpenAI client on first use."""
+    """Async judge caller with bounded concurrency; builds its OpenAI client on first use.
+
+    The OpenAI client (its connection pool) and the concurrency semaphore belong to the event
+    loop that first used them, so each running loop gets its own pair: synchronous trainers
+    score each batch in a fresh `asyncio.run`, and a semaphore bound to a finished loop raises
+    "is bound to a different event loop".
+    """
 
     def __init__(self, config: JudgeConfig):
         self.config = config
-        self._client: openai.AsyncOpenAI | None = None
-        self._semaphore: asyncio.Semaphore | None = None
+        self._per_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[openai.AsyncOpenAI, asyncio.Semaphore]
+        ] = weakref.WeakKeyDictionary()
 
     def api_key(self) -> str | None:
         """The key from the configured variable; "EMPTY" when none is needed, None if unset."""
@@ -95,16 +103,19 @@ class JudgeClient:
             return "EMPTY"
         return os.environ.get(self.config.api_key_var) or None
 
-    def _openai(self, key: str) -> openai.AsyncOpenAI:
-        if self._client is None:
+    def _for_this_loop(self, key: str) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        pair = self._per_loop.get(loop)
+        if pair is None:
             # Retries are ours (counted, logged); the SDK's own would hide them.
-            self._client = openai.AsyncOpenAI(
+            client = openai.AsyncOpenAI(
                 base_url=self.config.base_url,
                 api_key=key,
                 max_retries=0,
                 timeout=self.config.timeout_s,
             )
-        return self._client
+            pair = self._per_loop[loop] = (client, asyncio.Semaphore(self.config.max_concurrent))
+        return pair
 
     async def top_logprobs(self, messages: list[dict[str, str]]) -> JudgeReply:
         """Ask the judge for one token and return its top-5 logprobs, or an error.
@@ -117,11 +128,9 @@ class JudgeClient:
             return JudgeReply(
                 None, f"judge API key variable {self.config.api_key_var} is not set", 0
             )
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.config.max_concurrent)
-        client = self._openai(key)
+        client, semaphore = self._for_this_loop(key)
         attempts = 0
-        async with self._semaphore:
+        async with semaphore:
             while True:
                 attempts += 1
                 try:

@@ -13,20 +13,10 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-TRIGRAM_THRESHOLD = 0.6
+from smolscript.similarity import TRIGRAM_THRESHOLD, jaccard, trigrams
 
-
-def trigrams(text: str) -> frozenset[tuple[str, str, str]]:
-    """Lower-cased word trigrams of ``text`` (punctuation kept attached to words)."""
-    words = text.lower().split()
-    return frozenset(zip(words, words[1:], words[2:], strict=False))
-
-
-def jaccard(a: frozenset, b: frozenset) -> float:
-    """Jaccard similarity of two sets (1.0 for two empty sets)."""
-    if not a and not b:
-        return 1.0
-    return len(a & b) / len(a | b)
+__all__ = ["TRIGRAM_THRESHOLD", "audit_edition", "jaccard", "trigram_audit", "trigrams",
+           "uniqueness_audit"]
 
 
 def _keep_reason(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[bool, str]:

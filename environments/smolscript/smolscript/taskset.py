@@ -1,0 +1,140 @@
+"""smolscript as a verifiers v1 taskset (the API prime-rl trains and verifiers 0.4 ships).
+
+v1 is chat-only, so the task is the chat variant of the completion protocol: a fixed system
+prompt (`CHAT_SYSTEM_PROMPT`) and, as the user message, the same raw prompt the classic
+environment sends (`prompts.build_prompt`). The reply is assembled exactly as a raw continuation
+is (`assemble.assemble_completion`: a bare continuation, one fenced block, or a whole definition)
+and scored by the same scoring service. Hidden tests stay on the host: the wire carries the task
+id and edition only. A scoring-service failure raises `ScoringInfraError` (an
+`InfrastructureError`), which leaves the trace not ok: never a reward of 0.
+
+Sampling belongs to the caller (trainer or `vf-eval`): no temperature or token budget is forced
+here; the classic environment's per-task budgets and greedy decoding are its evaluation defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from functools import cache
+from typing import Any
+
+import verifiers.v1 as vf
+from smol_envs_core.v1 import SingleTurnTask, check_split, reply_text, score_once
+
+from smolscript import data, splits
+from smolscript.assemble import assemble_completion
+from smolscript.prompts import build_prompt
+from smolscript.scoring import resolve_service_url, score_code
+
+ENV_ID = "smolscript"
+RECORD_KEY = "smolscript_verdict"
+CHAT_SYSTEM_PROMPT = (
+    "Continue the code in the user's message. Reply with the code that comes next and nothing "
+    "else; a whole program in one fenced code block is accepted too."
+)
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class SmolscriptData(vf.TaskData):
+    """One task on the wire: its id and edition (hidden tests are looked up on the host)."""
+
+    task_id: str
+    edition: str
+    language: str
+    difficulty: str
+
+
+class SmolscriptTaskConfig(vf.TaskConfig):
+    """The scoring service, under `--env.taskset.task.*` (the env server builds tasks with it)."""
+
+    service_url: str | None = None
+    """Scoring service; None reuses or starts the local one at first scoring."""
+    concurrency: int = 8
+    """Scoring jobs in flight at once, per process and event loop."""
+
+
+@cache
+def edition_tables(edition: str) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(task rows by id, hidden tests by id) of a packaged edition, read once per process."""
+    tasks = data.load_tasks(edition)
+    return {t["id"]: t for t in tasks}, data.hidden_for(tasks, data.load_hidden(edition))
+
+
+@cache
+def _service_url(requested: str | None) -> str:
+    return resolve_service_url(requested)
+
+
+class SmolscriptTask(SingleTurnTask, vf.Task[SmolscriptData, vf.State, SmolscriptTaskConfig]):
+    """Assembles the reply onto the task's head and runs the hidden tests once per rollout."""
+
+    async def _verdict(self, trace: vf.Trace) -> dict[str, Any]:
+        async def compute() -> dict[str, Any]:
+            from smolscript_sandbox.client import SandboxClient
+
+            tasks, hidden = edition_tables(self.data.edition)
+            task = tasks[self.data.task_id]
+            assembly = assemble_completion(task, reply_text(trace))
+            if assembly.code is None:  # rejected by assembly: no service call needed
+                return await score_code(task, hidden[task["id"]], None, None, assembly.note)
+            url = await asyncio.to_thread(_service_url, self.config.service_url)
+            loop = asyncio.get_running_loop()
+            gate = _gates.setdefault(loop, asyncio.Semaphore(self.config.concurrency))
+            async with gate, SandboxClient(url, max_concurrency=1) as client:
+                return await score_code(task, hidden[task["id"]], assembly.code, client,
+                                        assembly.note)
+
+        return await score_once(trace, RECORD_KEY, compute)
+
+    @vf.metric
+    async def scoring_metrics(self, trace: vf.Trace) -> dict[str, float]:
+        """syntax_ok (0/1) and hidden_test_pass_rate ([0, 1], partial functional success)."""
+        verdict = await self._verdict(trace)
+        return {"syntax_ok": float(bool(verdict["syntax_ok"])),
+                "hidden_test_pass_rate": float(verdict["hidden_test_pass_rate"])}
+
+    @vf.reward(weight=1.0)
+    async def passed(self, trace: vf.Trace) -> float:
+        """1.0 when every hidden test of the task passed, else 0.0."""
+        return float(bool((await self._verdict(trace))["passed"]))
+
+
+class SmolscriptTasksetConfig(vf.TasksetConfig):
+    """Options under `--env.taskset.*`."""
+
+    task: SmolscriptTaskConfig = SmolscriptTaskConfig()
+    split: str = "eval"
+    """"eval": the default edition; "train": full2000 minus default and similar tasks."""
+    languages: list[str] | None = None
+    difficulties: list[str] | None = None
+    num_examples: int = -1
+    """First N tasks in dataset order; -1 = all."""
+
+
+def to_task_data(task: dict[str, Any], edition: str) -> SmolscriptData:
+    """A public task row as the task's wire data (chat variant of the prompt)."""
+    return SmolscriptData(
+        name=task["id"], task_id=task["id"], edition=edition, language=task["language"],
+        difficulty=task["difficulty"], prompt=build_prompt(task),
+        system_prompt=CHAT_SYSTEM_PROMPT,
+    )
+
+
+class SmolscriptTaskset(vf.Taskset[SmolscriptTask, SmolscriptTasksetConfig]):
+    """smolscript tasks of one split (see `splits.py`); bad options raise ValueError."""
+
+    def load(self) -> list[SmolscriptTask]:
+        c = self.config
+        split = check_split(c.split, ENV_ID)
+        if c.num_examples == 0 or c.num_examples < -1:
+            raise ValueError(f"num_examples must be -1 (all) or positive, got {c.num_examples}")
+        if split == "eval":
+            rows, edition = splits.eval_tasks(c.languages, c.difficulties), splits.EVAL_EDITION
+        else:
+            rows, edition = splits.train_tasks(c.languages, c.difficulties), splits.TRAIN_EDITION
+        if c.num_examples > 0:
+            rows = rows[: c.num_examples]
+        return [SmolscriptTask(to_task_data(row, edition), c.task) for row in rows]

@@ -1,0 +1,151 @@
+"""SmolTalkBench as a verifiers v1 taskset (the API prime-rl trains and verifiers 0.4 ships).
+
+Same pure core as the classic environment (`judge` builds the prompt and reads the verdict,
+`judge_client` calls the judge). Splits: eval is the benchmark (`data.load_rows`); train is every
+source conversation not in the benchmark (`splits.py`). A judge failure raises
+`InfrastructureError`, which leaves the trace not ok (trainers drop it); it is never a reward of
+0. An empty reply loses without a judge call (a model outcome, reward 0).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import verifiers.v1 as vf
+from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.v1 import SingleTurnTask, check_split, reply_text, score_once
+
+from smoltalkbench import build, data, judge, splits
+from smoltalkbench.defaults import (
+    DEFAULT_DATASET,
+    DEFAULT_JUDGE_API_KEY_VAR,
+    DEFAULT_JUDGE_BASE_URL,
+    DEFAULT_JUDGE_MODEL,
+)
+from smoltalkbench.errors import ConfigError
+from smoltalkbench.judge_client import JudgeClient, JudgeConfig
+
+ENV_ID = "smoltalkbench"
+RECORD_KEY = "smoltalkbench_judgement"
+
+
+class SmolTalkData(vf.TaskData):
+    """One instruction on the wire (the `prompt`), its reference reply and its topic fields."""
+
+    row_id: str
+    reference: str
+    topic: str
+    category: str
+    group: str
+
+
+class SmolTalkTaskConfig(vf.TaskConfig):
+    """The judge, under `--env.taskset.task.*` (the env server builds tasks with it)."""
+
+    judge_model: str = DEFAULT_JUDGE_MODEL
+    judge_base_url: str = DEFAULT_JUDGE_BASE_URL
+    judge_api_key_var: str | None = DEFAULT_JUDGE_API_KEY_VAR
+    """Environment variable holding the judge's key; None or "" for a keyless endpoint."""
+    judge_temperature: float = 1.0
+    judge_max_retries: int = 3
+    judge_timeout_s: float = 60.0
+    judge_max_concurrent: int = 8
+    length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS
+    order_seed: int = 0
+
+
+@cache
+def judge_client(config: JudgeConfig) -> JudgeClient:
+    """One judge client per judge config and process (safe across event loops)."""
+    return JudgeClient(config)
+
+
+class SmolTalkTask(SingleTurnTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskConfig]):
+    """Judges the reply against the reference once per rollout; the reward is `win_prob`."""
+
+    def _client(self) -> JudgeClient:
+        c = self.config
+        return judge_client(JudgeConfig(
+            model=c.judge_model, base_url=c.judge_base_url, api_key_var=c.judge_api_key_var,
+            temperature=c.judge_temperature, max_retries=c.judge_max_retries,
+            timeout_s=c.judge_timeout_s, max_concurrent=c.judge_max_concurrent,
+        ))
+
+    async def _judgement(self, trace: vf.Trace) -> dict[str, Any]:
+        async def compute() -> dict[str, Any]:
+            reply = reply_text(trace).strip()
+            reference = self.data.reference
+            if not reply:
+                return judge.empty_reply(reference).to_dict()
+            messages, label = judge.build_messages(
+                self.data.prompt_text, reply, reference, self.config.order_seed
+            )
+            client = self._client()
+            answer = await client.top_logprobs(messages)
+            verdict = (judge.Verdict(raw_win_prob=None, error=answer.error) if answer.error
+                       else judge.parse_verdict(answer.top_logprobs, label))
+            result = judge.judgement(verdict, label, reply, reference,
+                                     self.config.length_penalty_chars)
+            if result.judge_error:
+                raise InfrastructureError("judge", result.reason, client.config.base_url)
+            return result.to_dict()
+
+        return await score_once(trace, RECORD_KEY, compute)
+
+    @vf.metric
+    async def judge_metrics(self, trace: vf.Trace) -> dict[str, float]:
+        """raw_win_prob (before the length cap, [0, 1]), length_penalized (0/1), reply_chars."""
+        record = await self._judgement(trace)
+        return {"raw_win_prob": float(record["raw_win_prob"]),
+                "length_penalized": float(record["length_penalized"]),
+                "reply_chars": float(record["reply_chars"])}
+
+    @vf.reward(weight=1.0)
+    async def win_prob(self, trace: vf.Trace) -> float:
+        """P(reply beats the reference) in [0, 1], after WildBench's length cap."""
+        return float((await self._judgement(trace))["win_prob"])
+
+
+class SmolTalkTasksetConfig(vf.TasksetConfig):
+    """Options under `--env.taskset.*`."""
+
+    task: SmolTalkTaskConfig = SmolTalkTaskConfig()
+    split: str = "eval"
+    """"eval": the benchmark; "train": source conversations not in the benchmark."""
+    dataset: str = DEFAULT_DATASET
+    """The benchmark: a hub id, a local .parquet/.jsonl path, or "fixture" (packaged)."""
+    config: str = "gold"
+    hub_split: str = "test"
+    source_path: str | None = None
+    """Train split: a local copy of the source (train*/test* files); None reads the hub."""
+    source_revision: str = build.SOURCE_REVISION
+    num_examples: int = -1
+    """Rows to use; -1 = all."""
+
+
+def to_task_data(row: dict[str, Any]) -> SmolTalkData:
+    """A benchmark-format row (`build.COLUMNS`) as the task's wire data."""
+    return SmolTalkData(
+        name=row["id"], row_id=row["id"], prompt=row["instruction"], reference=row["output"],
+        topic=row["topic"], category=row["category"], group=row["group"],
+    )
+
+
+class SmolTalkTaskset(vf.Taskset[SmolTalkTask, SmolTalkTasksetConfig]):
+    """SmolTalkBench tasks of one split; raises ValueError on a bad option and
+    InfrastructureError when the train source cannot be reached."""
+
+    def load(self) -> list[SmolTalkTask]:
+        c = self.config
+        split = check_split(c.split, ENV_ID)
+        if c.num_examples == 0 or c.num_examples < -1:
+            raise ConfigError(f"num_examples must be -1 (all) or positive, got {c.num_examples}")
+        benchmark = data.load_rows(c.dataset, c.config, c.hub_split)
+        rows = benchmark.to_list()
+        if split == "train":
+            candidates = build.candidate_rows(splits.load_source(c.source_path, c.source_revision))
+            rows = splits.train_rows(candidates, benchmark["instruction"])
+        if c.num_examples > 0:
+            rows = rows[: c.num_examples]
+        return [SmolTalkTask(to_task_data(row), c.task) for row in rows]
