@@ -9,6 +9,8 @@ shapes the 0.3.36 server mishandles:
   so a 16-token request ran to the context end; we copy it into `max_tokens`.
 - message `content` given as a list of content parts (NeMo Data Designer, newer OpenAI clients)
   is rejected; we flatten the text parts into one string.
+- `echo` completions with `logprobs` return shifted prompt log-probabilities for a model without
+  BOS (SmolLM2); `loglik.py` answers them in-process instead.
 
 Usage::
 
@@ -40,6 +42,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from . import loglik
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -160,6 +164,9 @@ class RequestFixer:
         # One line per request, flushed before the model runs: after a crash, the log's last
         # line is the request that caused it.
         print(request_line(scope.get("path", ""), body, len(raw)), flush=True)
+        if loglik.handles(scope.get("path", ""), body):
+            # Echoed prompt logprobs are wrong in llama-cpp-python 0.3.36: computed in-process.
+            return await loglik.respond(body, send)
         delivered = False
 
         async def replay():
