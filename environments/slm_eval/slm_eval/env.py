@@ -16,6 +16,7 @@ from typing import Any
 import verifiers as vf
 from smol_envs_core.errors import InfrastructureError
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.text import completion_text
 from verifiers.types import Response, ResponseMessage
 
 from . import bfcl, math500
@@ -76,19 +77,6 @@ METRICS = {
 }
 
 
-def _completion_text(state: dict) -> str:
-    completion = state.get("completion") or []
-    if isinstance(completion, str):
-        return completion
-    parts = []
-    for message in completion:
-        content = message.get("content") if isinstance(message, dict) else getattr(
-            message, "content", None)
-        if isinstance(content, str):
-            parts.append(content)
-    return "".join(parts)
-
-
 class TaskRubric(ScoreOnceRubric):
     """Scores a rollout once with the task kind's pure scorer; rewards read the record."""
 
@@ -105,7 +93,7 @@ class TaskRubric(ScoreOnceRubric):
                 raise InfrastructureError("model endpoint", "no log-likelihoods were recorded")
             return record
         row = self.rows[state["info"]["id"]]
-        text = _completion_text(state)
+        text = completion_text(state.get("completion"))
         if self.kind == MATH:
             return math500.math_record(text, row["answer"])
         return bfcl.bfcl_record(text, row, self.tier2)

@@ -11,6 +11,10 @@ KV cache: only the tokens after the longest common prefix are evaluated.
 
 Only `max_tokens=1` is served on this path (what log-likelihood clients send: one greedy token
 after the echoed prompt); anything else gets HTTP 400 rather than wrong numbers.
+
+The same hook serves the model's tokenizer as vLLM does (`POST /tokenize`, `POST /detokenize`,
+`GET /tokenizer_info`), which lm-evaluation-harness's `tokenizer_backend=remote` uses to locate
+continuation tokens; llama-cpp-python has no such routes.
 """
 
 from __future__ import annotations
@@ -23,11 +27,40 @@ from typing import Any
 import numpy as np
 
 
-def handles(path: str, body: Any) -> bool:
-    """True for a completions request that asks for echoed log-probabilities."""
-    return (path.rstrip("/").endswith("/completions") and "chat" not in path
-            and isinstance(body, dict) and bool(body.get("echo"))
+TOKENIZER_ROUTES = {"/tokenize": "POST", "/detokenize": "POST", "/tokenizer_info": "GET"}
+
+
+def handles(path: str, body: Any, method: str = "POST") -> bool:
+    """True for a tokenizer route, or a completions request asking for echoed logprobs."""
+    if path in TOKENIZER_ROUTES:
+        return TOKENIZER_ROUTES[path] == method
+    return (method == "POST" and path.rstrip("/").endswith("/completions")
+            and "chat" not in path and isinstance(body, dict) and bool(body.get("echo"))
             and body.get("logprobs") not in (None, False))
+
+
+def tokenizer_reply(llama: Any, path: str, body: Any) -> dict[str, Any]:
+    """vLLM-style tokenizer answers: {"tokens", "count"}, {"prompt"} or the special tokens.
+
+    Raises:
+        ValueError: a malformed body.
+    """
+    if path == "/tokenizer_info":
+        piece = lambda t: llama.detokenize([t], special=True).decode(errors="replace")  # noqa: E731
+        return {"eos_token": piece(llama.token_eos()), "bos_token": piece(llama.token_bos()),
+                "pad_token": None, "model_max_length": llama.n_ctx()}
+    if not isinstance(body, dict):
+        raise ValueError("expected a JSON object")
+    if path == "/tokenize":
+        if not isinstance(body.get("prompt"), str):
+            raise ValueError("tokenize needs a string `prompt`")
+        tokens = llama.tokenize(body["prompt"].encode("utf-8"),
+                                add_bos=bool(body.get("add_special_tokens", True)), special=True)
+        return {"tokens": tokens, "count": len(tokens), "max_model_len": llama.n_ctx()}
+    tokens = body.get("tokens")
+    if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+        raise ValueError("detokenize needs a list of integer `tokens`")
+    return {"prompt": llama.detokenize(tokens, special=True).decode("utf-8", errors="replace")}
 
 
 def _log_softmax(logits: np.ndarray) -> np.ndarray:
@@ -130,17 +163,21 @@ def completion_response(llama: Any, body: dict[str, Any], model: str) -> dict[st
                       "total_tokens": used + len(prompts)}}
 
 
-async def respond(body: dict[str, Any], send: Any) -> None:
-    """Answer one echo+logprobs request over ASGI `send`, holding the server's model lock."""
+async def respond(path: str, body: Any, send: Any) -> None:
+    """Answer one request `handles` accepted over ASGI `send`, holding the server's model lock."""
     from llama_cpp.server import app as server_app
     from starlette.concurrency import run_in_threadpool
 
     lock = server_app.get_llama_proxy()
     proxy = await lock.__anext__()
     try:
-        llama = proxy(body.get("model"))
-        model = body.get("model") or "local"
-        status, reply = 200, await run_in_threadpool(completion_response, llama, body, model)
+        model = body.get("model") if isinstance(body, dict) else None
+        llama = proxy(model)
+        if path in TOKENIZER_ROUTES:
+            status, reply = 200, await run_in_threadpool(tokenizer_reply, llama, path, body)
+        else:
+            status, reply = 200, await run_in_threadpool(completion_response, llama, body,
+                                                         model or "local")
     except ValueError as exc:
         status, reply = 400, {"error": {"message": str(exc), "type": "invalid_request_error"}}
     finally:

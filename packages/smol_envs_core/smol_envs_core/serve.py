@@ -10,7 +10,8 @@ shapes the 0.3.36 server mishandles:
 - message `content` given as a list of content parts (NeMo Data Designer, newer OpenAI clients)
   is rejected; we flatten the text parts into one string.
 - `echo` completions with `logprobs` return shifted prompt log-probabilities for a model without
-  BOS (SmolLM2); `loglik.py` answers them in-process instead.
+  BOS (SmolLM2); `loglik.py` answers them in-process instead, and serves the tokenizer routes
+  lm-evaluation-harness's remote tokenizer needs.
 
 Usage::
 
@@ -147,6 +148,8 @@ class RequestFixer:
         self.app = app
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and loglik.handles(scope["path"], None, scope.get("method")):
+            return await loglik.respond(scope["path"], None, send)  # GET /tokenizer_info
         if scope["type"] != "http" or scope.get("method") != "POST":
             return await self.app(scope, receive, send)
         chunks = []
@@ -166,7 +169,7 @@ class RequestFixer:
         print(request_line(scope.get("path", ""), body, len(raw)), flush=True)
         if loglik.handles(scope.get("path", ""), body):
             # Echoed prompt logprobs are wrong in llama-cpp-python 0.3.36: computed in-process.
-            return await loglik.respond(body, send)
+            return await loglik.respond(scope.get("path", ""), body, send)
         delivered = False
 
         async def replay():
