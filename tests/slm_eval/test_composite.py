@@ -98,3 +98,12 @@ def test_cli_int_index_names_components_and_denominator(tmp_path, capsys):
     # HellaSwag 75 -> N 66.67; ARC 50 -> N 33.33; mean over denominator 2.
     assert "Int Index = 50.00" in out and "denominator 2" in out and "HellaSwag, ARC" in out
     assert main(["int-index", str(tmp_path / "e"), str(tmp_path / "c")]) == 1
+
+
+def test_cli_tasks_lists_every_task(capsys):
+    assert main(["tasks"]) == 0
+    out = capsys.readouterr().out
+    for name in ("hellaswag", "arc_easy", "arc_challenge", "arithmark_3_0", "arithmark_2",
+                 "math_500", "gpqa_diamond", "bfcl_v4", "int_index", "slm"):
+        assert f"\n{name} " in out
+    assert "Hub or data_path only" in out  # ArithMark: on no registry reachable here

