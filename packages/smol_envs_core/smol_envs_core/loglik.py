@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-
 TOKENIZER_ROUTES = {"/tokenize": "POST", "/detokenize": "POST", "/tokenizer_info": "GET"}
 
 
