@@ -148,7 +148,8 @@ class RequestFixer:
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and loglik.handles(scope["path"], None, scope.get("method")):
+        if scope["type"] == "http" and scope.get("method") == "GET" and loglik.handles(
+                scope["path"], None, "GET"):
             return await loglik.respond(scope["path"], None, send)  # GET /tokenizer_info
         if scope["type"] != "http" or scope.get("method") != "POST":
             return await self.app(scope, receive, send)
