@@ -5,10 +5,15 @@ alternating per question so that load on the machine affects both alike:
 - slm-eval: one `/v1/completions` request per question with the four prompts as a list
   (`continuation_logliks`); on `smol-envs-serve` the context's prefill is shared by the choices;
 - naive: one request per choice (four requests per question), each scored on its own.
-Prints seconds per question for each and their ratio, and checks that both give the same
-log-likelihoods. Needs a server that passes the echo probe (`smol-envs-serve start`).
+Before each timed call an unrelated short prompt is sent (untimed), so that neither client
+starts from the other's cached context. Prints seconds per question for each and their ratio,
+and checks that both give the same log-likelihoods. On `smol-envs-serve` the naive client also
+reuses the context's KV cache across its four requests (llama.cpp keeps the last prefix), so
+the two cost about the same there; the list saves the context's prefill on servers without
+cross-request prefix caching.
+Needs a server that passes the echo probe (`smol-envs-serve start`).
 
-    uv run python benchmarks/bench_slm_eval_loglik.py [--base-url http://127.0.0.1:8765/v1] [-n 40]
+    uv run python benchmarks/bench_slm_eval_loglik.py [--base-url URL] [-n 40]
 """
 
 from __future__ import annotations
@@ -38,11 +43,16 @@ async def main(base_url: str, model: str, n: int) -> None:
     await probe(client, model)
     rows = [r for r in load_rows("arc_easy") if len(r["choices"]) == 4][:n]
     batched_s, naive_s, worst = [], [], 0.0
+    async def flush() -> None:  # evict the server's cached prefix
+        await client.completions.create(model=model, prompt="Unrelated.", max_tokens=1)
+
     for row in rows:
         context, continuations, _, _ = mc_request("arc_easy", row, "lm_eval")
+        await flush()
         start = time.perf_counter()
         one = await continuation_logliks(client, model, context, continuations)
         batched_s.append(time.perf_counter() - start)
+        await flush()
         start = time.perf_counter()
         four = await naive(client, model, context, continuations)
         naive_s.append(time.perf_counter() - start)
