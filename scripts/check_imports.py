@@ -28,10 +28,11 @@ PACKAGES = {
     "pico_dsl_v1": "environments/pico_dsl_v1/pico_dsl_v1",
     "smolscript": "environments/smolscript/smolscript",
     "smoltalkbench": "environments/smoltalkbench/smoltalkbench",
+    "slm_eval": "environments/slm_eval/slm_eval",
     "smolscript_builder": "environments/smolscript/builder/smolscript_builder",
     "smolscript_sandbox": "environments/smolscript/sandbox/smolscript_sandbox",
 }
-ENVIRONMENTS = ("pico_dsl_v1", "smolscript", "smoltalkbench")
+ENVIRONMENTS = ("pico_dsl_v1", "smolscript", "smoltalkbench", "slm_eval")
 SERVICE = "smolscript_sandbox"
 CORE = "smol_envs_core"
 

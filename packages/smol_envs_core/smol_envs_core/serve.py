@@ -9,6 +9,9 @@ shapes the 0.3.36 server mishandles:
   so a 16-token request ran to the context end; we copy it into `max_tokens`.
 - message `content` given as a list of content parts (NeMo Data Designer, newer OpenAI clients)
   is rejected; we flatten the text parts into one string.
+- `echo` completions with `logprobs` return shifted prompt log-probabilities for a model without
+  BOS (SmolLM2); `loglik.py` answers them in-process instead, and serves the tokenizer routes
+  lm-evaluation-harness's remote tokenizer needs.
 
 Usage::
 
@@ -40,7 +43,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from . import procman
+from . import loglik, procman
 from .errors import InfrastructureError
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
@@ -133,6 +136,9 @@ class RequestFixer:
         self.app = app
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope.get("method") == "GET" and loglik.handles(
+                scope["path"], None, "GET"):
+            return await loglik.respond(scope["path"], None, send)  # GET /tokenizer_info
         if scope["type"] != "http" or scope.get("method") != "POST":
             return await self.app(scope, receive, send)
         chunks = []
@@ -150,6 +156,9 @@ class RequestFixer:
         # One line per request, flushed before the model runs: after a crash, the log's last
         # line is the request that caused it.
         print(request_line(scope.get("path", ""), body, len(raw)), flush=True)
+        if loglik.handles(scope.get("path", ""), body):
+            # Echoed prompt logprobs are wrong in llama-cpp-python 0.3.36: computed in-process.
+            return await loglik.respond(scope.get("path", ""), body, send)
         delivered = False
 
         async def replay():

@@ -1,0 +1,108 @@
+"""`slm-eval`: list the tasks, and compute the Int Index or eval_avg from saved runs.
+
+    slm-eval tasks
+    slm-eval int-index RESULTS... [--score piqa.acc=68.44]
+    slm-eval eval-avg RESULTS...
+
+RESULTS are `vf-eval -s` folders (or their results.jsonl). A thin wrapper around `composite`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import composite, data
+from .errors import SlmEvalError
+from .tasks import TASKS
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def cmd_tasks() -> str:
+    """The task table: rows, headline metric, source, licence, availability here."""
+    rows = []
+    for spec in TASKS.values():
+        source = spec.hub_id + (f" ({spec.hub_config})" if spec.hub_config else "")
+        rows.append([spec.name, str(spec.rows or "?"), spec.metric, source, spec.licence,
+                     data.availability(spec.name)])
+    rows.append(["int_index", "-", "int_index", "group: hellaswag, arc_*, arithmark_3_0", "n/a",
+                 "derived"])
+    rows.append(["slm", "-", "-", "group: all eight", "n/a", "derived"])
+    return _table(["task", "rows", "metric", "source", "licence", "data here"], rows)
+
+
+def _scores(paths: list[str], extra: list[str]) -> tuple[dict, dict]:
+    results = composite.read_results(paths) if paths else {}
+    scores = composite.percents(results)
+    for item in extra:
+        try:
+            key, value = item.split("=", 1)
+            task, metric = key.split(".", 1)
+            scores.setdefault(task, {})[metric] = float(value)
+        except ValueError as exc:
+            raise SlmEvalError(f"--score takes TASK.METRIC=PERCENT, got {item!r}") from exc
+    return results, scores
+
+
+def cmd_int_index(paths: list[str], extra: list[str]) -> str:
+    """The Int Index table and value."""
+    results, scores = _scores(paths, extra)
+    result = composite.int_index(scores)
+    rows = [[name, metric, f"{score:.2f}", f"{norm:.2f}", f"{weight:g}"]
+            for name, metric, score, norm, weight in result.used]
+    counts = {t: max(n for _, n in ms.values()) for t, ms in results.items()}
+    text = _table(["component", "metric", "score %", "N(score)", "weight"], rows)
+    text += (f"\n\nInt Index = {result.value:.2f}  (components: "
+             f"{', '.join(u[0] for u in result.used)}; denominator {result.denominator:g}")
+    text += f"; missing: {', '.join(result.missing)})" if result.missing else ")"
+    if counts:
+        text += "\nrows per task: " + ", ".join(f"{t} {n}" for t, n in sorted(counts.items()))
+    return text
+
+
+def cmd_eval_avg(paths: list[str]) -> str:
+    """The eval_avg table and value."""
+    results, scores = _scores(paths, [])
+    average, table, skipped = composite.eval_avg(scores)
+    rows = [[task, metric, f"{value:.2f}", str(results[task][metric][1])]
+            for task, metric, value in table]
+    text = _table(["benchmark", "metric", "score %", "rows"], rows)
+    text += f"\n\neval_avg = {average:.2f} over {len(table)} benchmarks" if average is not None \
+        else "\n\neval_avg: no usable benchmark"
+    if skipped:
+        text += f"\nskipped (no usable metric): {', '.join(skipped)}"
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `slm-eval`; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="slm-eval", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("tasks", help="list every task with rows, source, licence and data here")
+    index = sub.add_parser("int-index", help="the Int Index from vf-eval -s result folders")
+    index.add_argument("results", nargs="*")
+    index.add_argument("--score", action="append", default=[],
+                       help="add a score from elsewhere, TASK.METRIC=PERCENT (e.g. piqa.acc=68.4)")
+    avg = sub.add_parser("eval-avg", help="the plain average from vf-eval -s result folders")
+    avg.add_argument("results", nargs="+")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "tasks":
+            print(cmd_tasks())
+        elif args.command == "int-index":
+            print(cmd_int_index(args.results, args.score))
+        else:
+            print(cmd_eval_avg(args.results))
+    except SlmEvalError as exc:
+        print(f"slm-eval: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

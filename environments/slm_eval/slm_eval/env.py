@@ -1,0 +1,223 @@
+"""verifiers wiring: one environment per task, the `int_index` and `slm` groups.
+
+The only module importing verifiers. Multiple-choice tasks do not generate: `LoglikEnv` asks
+the endpoint for the log-likelihood of each choice (after the echo probe) in place of a model
+response, and its completion is the predicted choice's letter. math_500 and bfcl_v4 generate
+through vf-eval's client as usual. Every task is scored once per rollout (`ScoreOnceRubric`);
+an infrastructure failure (endpoint down, failing the echo probe) stops the run.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import verifiers as vf
+from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.text import completion_text
+from verifiers.types import Response, ResponseMessage
+
+from . import bfcl, math500
+from .data import load_rows
+from .errors import ConfigError, DataUnavailableError
+from .loglik_client import continuation_logliks, probe
+from .mc import mc_record
+from .prompts import PROMPT_STYLES, mc_request
+from .tasks import BFCL, BFCL_CATEGORIES, GROUPS, MATH, MC, TASKS, task_names
+
+LETTERS = "ABCDEFGHIJ"
+GPQA_PROMPT = "[GPQA Diamond question withheld from logs: scored by log-likelihood]"
+
+
+def _record(state: dict) -> dict:
+    return state.get(ScoreOnceRubric.record_key) or {}
+
+
+def acc(state: dict, **_: Any) -> float:
+    """1.0 when the highest summed log-likelihood is the gold choice's (multiple choice)."""
+    return float(_record(state).get("acc", 0.0))
+
+
+def acc_norm(state: dict, **_: Any) -> float:
+    """1.0 when the highest log-likelihood per character is the gold choice's."""
+    return float(_record(state).get("acc_norm", 0.0))
+
+
+def exact_match(state: dict, **_: Any) -> float:
+    """1.0 when math-verify finds the extracted answer equal to the gold answer (math_500)."""
+    return float(_record(state).get("exact_match", 0.0))
+
+
+def unparseable(state: dict, **_: Any) -> float:
+    """1.0 when no answer could be extracted (empty completion); diagnostic, weight 0."""
+    return float(_record(state).get("unparseable", 0.0))
+
+
+def valid_json(state: dict, **_: Any) -> float:
+    """1.0 when the answer is a JSON array of {name, arguments} calls (bfcl_v4 Tier 1)."""
+    return float(_record(state).get("valid_json", 0.0))
+
+
+def function_name_match(state: dict, **_: Any) -> float:
+    """1.0 when the called names equal the expected ones (irrelevance: no call) (Tier 1)."""
+    return float(_record(state).get("function_name_match", 0.0))
+
+
+def ast_match(state: dict, **_: Any) -> float:
+    """1.0 when the calls pass the AST checker (Tier 2; 0.0 when Tier 2 is off)."""
+    return float(_record(state).get("ast_match") or 0.0)
+
+
+METRICS = {
+    MC: (acc, acc_norm),
+    MATH: (exact_match, unparseable, empty_response),
+    BFCL: (valid_json, function_name_match, ast_match, empty_response),
+}
+
+
+class TaskRubric(ScoreOnceRubric):
+    """Scores a rollout once with the task kind's pure scorer; rewards read the record."""
+
+    def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False):
+        funcs = list(METRICS[kind])
+        weights = [1.0 if f.__name__ == headline else 0.0 for f in funcs]
+        super().__init__(funcs=funcs, weights=weights)
+        self.kind, self.rows, self.tier2 = kind, rows, tier2
+
+    async def score_once(self, state: dict) -> dict:
+        if self.kind == MC:
+            record = state.get("mc_record")
+            if record is None:
+                raise InfrastructureError("model endpoint", "no log-likelihoods were recorded")
+            return record
+        row = self.rows[state["info"]["id"]]
+        text = completion_text(state.get("completion"))
+        if self.kind == MATH:
+            return math500.math_record(text, row["answer"])
+        return bfcl.bfcl_record(text, row, self.tier2)
+
+
+class LoglikEnv(PolicyEnv):
+    """Multiple choice by log-likelihood: the 'response' is the predicted choice's letter."""
+
+    def __init__(self, items: dict[str, tuple], headline: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.items, self.headline = items, headline
+
+    async def get_model_response(self, state: Any, prompt: Any, client: Any = None,
+                                 model: str | None = None, **_: Any) -> Response:
+        client = client if client is not None else state["client"]
+        openai_client = getattr(client, "client", client)
+        model = model or state["model"]
+        context, continuations, choices, gold = self.items[state["info"]["id"]]
+        try:
+            await probe(openai_client, model)
+            logliks = await continuation_logliks(openai_client, model, context, continuations)
+        except InfrastructureError:
+            raise
+        except Exception as exc:  # connection, HTTP, timeouts: the endpoint, not the model
+            url = str(getattr(openai_client, "base_url", "")) or None
+            raise InfrastructureError("model endpoint", f"{type(exc).__name__}: {exc}",
+                                      url) from exc
+        record = mc_record(logliks, choices, gold)
+        state["mc_record"] = record
+        letter = LETTERS[record["pred_norm" if self.headline == "acc_norm" else "pred"]]
+        return Response(
+            id="slm-eval-loglik", created=int(time.time()), model=str(model), usage=None,
+            message=ResponseMessage(content=letter, finish_reason="stop", is_truncated=False))
+
+
+def _dataset(records: list[dict]):
+    from datasets import Dataset
+
+    return Dataset.from_list(records)
+
+
+def _select(rows: list[dict], num_examples: int) -> list[dict]:
+    return rows if num_examples is None or num_examples < 0 else rows[:num_examples]
+
+
+def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed",
+                   data_path: str | None = None, enable_tier2_metric: bool = False,
+                   bfcl_categories: list[str] | None = None, **kwargs: Any) -> vf.Environment:
+    """One task's environment (rows loaded and checked here; see `load_environment`)."""
+    spec = TASKS[task]
+    rows = load_rows(task, data_path)
+    if task == "bfcl_v4" and bfcl_categories:
+        rows = [r for r in rows if r["category"] in bfcl_categories]
+    rows = _select(rows, num_examples)
+    by_id = {r["id"]: r for r in rows}
+    headline = "ast_match" if task == "bfcl_v4" and enable_tier2_metric else spec.metric
+    rubric = TaskRubric(spec.kind, headline, by_id, tier2=enable_tier2_metric)
+    if spec.kind == MC:
+        items = {r["id"]: mc_request(task, r, prompt_style) for r in rows}
+        records = [{"prompt": [{"role": "user", "content": (
+            GPQA_PROMPT if task == "gpqa_diamond" else items[r["id"]][0])}],
+            "answer": LETTERS[items[r["id"]][3]], "info": {"id": r["id"], "benchmark": task}}
+            for r in rows]
+        dataset = _dataset(records)
+        return LoglikEnv(items, headline, dataset=dataset, eval_dataset=dataset,
+                         rubric=rubric, **kwargs)
+    if spec.kind == MATH:
+        records = [{"prompt": [{"role": "user", "content": math500.math_prompt(r["problem"])}],
+                    "answer": r["answer"], "info": {"id": r["id"], "benchmark": task}}
+                   for r in rows]
+        sampling = {"temperature": 0.0, "stop": math500.STOP}
+    else:
+        records = [{"prompt": [{"role": "user", "content": bfcl.bfcl_prompt(r)}],
+                    "answer": "", "info": {"id": r["id"], "benchmark": task,
+                                           "category": r["category"]}} for r in rows]
+        sampling = {"temperature": 0.0}
+    dataset = _dataset(records)
+    return PolicyEnv(dataset=dataset, eval_dataset=dataset, rubric=rubric,
+                     sampling_args=kwargs.pop("sampling_args", None) or sampling, **kwargs)
+
+
+def load_environment(task: str = "hellaswag", num_examples: int = -1,
+                     prompt_style: str = "seed", data_path: str | None = None,
+                     enable_tier2_metric: bool = False, bfcl_category: str | None = None,
+                     **kwargs: Any) -> vf.Environment:
+    """Build the slm-eval environment for one task or a group.
+
+    Args:
+        task: one of the eight benchmarks, "int_index" (its components as an EnvGroup) or
+            "slm" (all eight); a group skips, and names on stderr, components without data.
+        num_examples: rows per task; -1 = all.
+        prompt_style: "seed" (bare context/question) or "lm_eval" (lm-evaluation-harness's).
+        data_path: a local file (Hub schema) or BFCL data folder for a single task.
+        enable_tier2_metric: bfcl_v4: score `ast_match` as the reward (Tier 2).
+        bfcl_category: bfcl_v4: keep one of the seven categories.
+        **kwargs: passed to the verifiers environment.
+
+    Raises:
+        ConfigError: unknown task, prompt style or category (the message lists valid values).
+        DataUnavailableError: a task's data is missing (the message names how to supply it).
+    """
+    if task not in task_names():
+        raise ConfigError(f"unknown task {task!r}; valid: {', '.join(task_names())}")
+    if prompt_style not in PROMPT_STYLES:
+        raise ConfigError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
+    if bfcl_category is not None and bfcl_category not in BFCL_CATEGORIES:
+        raise ConfigError(f"bfcl_category must be one of {BFCL_CATEGORIES}")
+    if data_path is not None and task in GROUPS:
+        raise ConfigError("data_path applies to a single task, not a group")
+    options = {"num_examples": num_examples, "prompt_style": prompt_style,
+               "enable_tier2_metric": enable_tier2_metric,
+               "bfcl_categories": [bfcl_category] if bfcl_category else None}
+    if task not in GROUPS:
+        return build_task_env(task, data_path=data_path, **options, **kwargs)
+    names, envs, missing = [], [], []
+    for name in GROUPS[task]:
+        try:
+            envs.append(build_task_env(name, **options))
+            names.append(name)
+        except DataUnavailableError as exc:
+            missing.append(f"{name} ({exc})")
+    if missing:
+        print(f"slm-eval: {task}: skipping tasks without data: " + "; ".join(missing),
+              file=sys.stderr)
+    if not envs:
+        raise DataUnavailableError(f"{task}: no component has data")
+    return vf.EnvGroup(envs=envs, env_names=names, **kwargs)

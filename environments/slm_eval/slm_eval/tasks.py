@@ -1,0 +1,77 @@
+"""The task registry: every benchmark's name, kind, headline metric, data source and licence.
+
+Pure constants; `data.py` resolves the rows, `env.py` builds the environments from this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MC, MATH, BFCL = "multiple_choice", "math", "function_calling"
+
+# The seed's seven single-turn BFCL v4 categories (prompting mode).
+BFCL_CATEGORIES = (
+    "simple_python", "simple_java", "simple_javascript",
+    "multiple", "parallel", "parallel_multiple", "irrelevance",
+)
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One benchmark.
+
+    Attributes:
+        name: task name as `load_environment(task=...)` takes it.
+        kind: MC (log-likelihood multiple choice), MATH (generation) or BFCL (generation).
+        metric: the headline metric (the reward) as the seed reports it.
+        rows: rows in the full evaluation split.
+        hub_id, hub_config, hub_split: the original data set on the Hugging Face Hub.
+        licence: SPDX id of the data's licence.
+        chance: chance level in percent for multiple choice (None otherwise).
+    """
+
+    name: str
+    kind: str
+    metric: str
+    rows: int
+    hub_id: str
+    hub_config: str | None
+    hub_split: str
+    licence: str
+    chance: float | None = None
+
+
+TASKS: dict[str, TaskSpec] = {
+    "hellaswag": TaskSpec("hellaswag", MC, "acc_norm", 10042, "Rowan/hellaswag", None,
+                          "validation", "MIT", 25.0),
+    "arc_easy": TaskSpec("arc_easy", MC, "acc_norm", 2376, "allenai/ai2_arc", "ARC-Easy",
+                         "test", "CC-BY-SA-4.0", 25.0),
+    "arc_challenge": TaskSpec("arc_challenge", MC, "acc_norm", 1172, "allenai/ai2_arc",
+                              "ARC-Challenge", "test", "CC-BY-SA-4.0", 25.0),
+    "arithmark_3_0": TaskSpec("arithmark_3_0", MC, "acc", 0, "AxiomicLabs/Arithmark-3.0", None,
+                              "test", "Apache-2.0", 25.0),
+    "arithmark_2": TaskSpec("arithmark_2", MC, "acc", 0, "AxiomicLabs/ArithMark-2.0", None,
+                            "test", "Apache-2.0", 25.0),
+    "math_500": TaskSpec("math_500", MATH, "exact_match", 500, "HuggingFaceH4/MATH-500", None,
+                         "test", "MIT"),
+    "gpqa_diamond": TaskSpec("gpqa_diamond", MC, "acc_norm", 198, "Idavidrein/gpqa",
+                             "gpqa_diamond", "train", "CC-BY-4.0", 25.0),
+    "bfcl_v4": TaskSpec("bfcl_v4", BFCL, "function_name_match", 1390, "bfcl-eval (PyPI)", None,
+                        "-", "Apache-2.0"),
+}
+
+INT_INDEX_TASKS = ("hellaswag", "arc_easy", "arc_challenge", "arithmark_3_0")
+GROUPS = {"int_index": INT_INDEX_TASKS, "slm": tuple(TASKS)}
+
+
+def task_names() -> list[str]:
+    """Every valid `task` argument: the eight benchmarks, then the groups."""
+    return [*TASKS, *GROUPS]
+
+# Metric names each kind reports (the rubric's columns; env.py checks it against its functions).
+KIND_METRICS = {
+    MC: ("acc", "acc_norm"),
+    MATH: ("exact_match", "unparseable", "empty_response"),
+    BFCL: ("valid_json", "function_name_match", "ast_match", "empty_response"),
+}
+DIAGNOSTICS = frozenset({"unparseable", "output_emitted", "empty_response"})

@@ -1,0 +1,188 @@
+"""Correct prompt log-probabilities for the local server's `echo` completions, computed in-process.
+
+llama-cpp-python 0.3.36 returns echoed prompt log-probabilities shifted by one position when the
+model adds no BOS token (SmolLM2 adds none) and drops every token equal to the BOS id; its
+`max_tokens=0` means "unlimited". The local server (`serve.py`) therefore hands every
+`/v1/completions` request with `echo` and `logprobs` to `respond`, which computes them here from
+the loaded model: token i's log-probability is log_softmax(logits after tokens < i)[token i].
+The first token of a prompt without BOS has none (null, as vLLM answers). The context's prefill
+is shared across the prompts of one request (and with the previous request) through llama.cpp's
+KV cache: only the tokens after the longest common prefix are evaluated.
+
+Only `max_tokens=1` is served on this path (what log-likelihood clients send: one greedy token
+after the echoed prompt); anything else gets HTTP 400 rather than wrong numbers.
+
+The same hook serves the model's tokenizer as vLLM does (`POST /tokenize`, `POST /detokenize`,
+`GET /tokenizer_info`), which lm-evaluation-harness's `tokenizer_backend=remote` uses to locate
+continuation tokens; llama-cpp-python has no such routes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+import numpy as np
+
+TOKENIZER_ROUTES = {"/tokenize": "POST", "/detokenize": "POST", "/tokenizer_info": "GET"}
+
+
+def handles(path: str, body: Any, method: str = "POST") -> bool:
+    """True for a tokenizer route, or a completions request asking for echoed logprobs."""
+    if path in TOKENIZER_ROUTES:
+        return TOKENIZER_ROUTES[path] == method
+    return (method == "POST" and path.rstrip("/").endswith("/completions")
+            and "chat" not in path and isinstance(body, dict) and bool(body.get("echo"))
+            and body.get("logprobs") not in (None, False))
+
+
+def tokenizer_reply(llama: Any, path: str, body: Any) -> dict[str, Any]:
+    """vLLM-style tokenizer answers: {"tokens", "count"}, {"prompt"} or the special tokens.
+
+    Raises:
+        ValueError: a malformed body.
+    """
+    if path == "/tokenizer_info":
+        piece = lambda t: llama.detokenize([t], special=True).decode(errors="replace")  # noqa: E731
+        return {"eos_token": piece(llama.token_eos()), "bos_token": piece(llama.token_bos()),
+                "pad_token": None, "model_max_length": llama.n_ctx()}
+    if not isinstance(body, dict):
+        raise ValueError("expected a JSON object")
+    if path == "/tokenize":
+        if not isinstance(body.get("prompt"), str):
+            raise ValueError("tokenize needs a string `prompt`")
+        tokens = llama.tokenize(body["prompt"].encode("utf-8"),
+                                add_bos=bool(body.get("add_special_tokens", True)), special=True)
+        return {"tokens": tokens, "count": len(tokens), "max_model_len": llama.n_ctx()}
+    tokens = body.get("tokens")
+    if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+        raise ValueError("detokenize needs a list of integer `tokens`")
+    return {"prompt": llama.detokenize(tokens, special=True).decode("utf-8", errors="replace")}
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits.astype(np.float64) - np.max(logits, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def _prefill(llama: Any, tokens: list[int]) -> np.ndarray:
+    """Logits (len(tokens), n_vocab) after each token, reusing the cached common prefix."""
+    if not getattr(llama, "_logits_all", False):
+        raise ValueError("the model was loaded without logits_all; prompt logprobs need it")
+    if len(tokens) > llama.n_ctx():
+        raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context of {llama.n_ctx()}")
+    keep = 0
+    cached = llama.input_ids[: llama.n_tokens]
+    for have, want in zip(cached, tokens, strict=False):
+        if have != want:
+            break
+        keep += 1
+    keep = min(keep, len(tokens))
+    llama.n_tokens = keep  # eval() drops the KV cache from n_tokens on
+    if keep < len(tokens):
+        llama.eval(tokens[keep:])
+    return llama.scores[: len(tokens)]
+
+
+def prompt_logprobs(llama: Any, prompt: str, top_k: int = 1) -> dict[str, Any]:
+    """Echo log-probabilities of `prompt` plus one greedy token, in OpenAI completions shape.
+
+    Returns a dict with `text` (prompt + generated token text) and `logprobs` = {tokens,
+    text_offset (characters into `text`), token_logprobs (natural log; None for a first token
+    with nothing before it), top_logprobs (top_k alternatives per position, None likewise)}; the
+    last entry of each list is the generated token.
+
+    Raises:
+        ValueError: empty prompt, prompt longer than the context, or a model without logits_all.
+    """
+    if not prompt:
+        raise ValueError("an empty prompt has no tokens to score")
+    raw = prompt.encode("utf-8")
+    tokens = llama.tokenize(raw, add_bos=True, special=True)
+    bos = llama.token_bos()
+    lead = 1 if tokens and tokens[0] == bos and llama.detokenize([bos]) == b"" else 0
+    logits = _prefill(llama, tokens)
+    logp = _log_softmax(np.asarray(logits))
+    generated = int(np.argmax(logp[-1]))
+    all_tokens = [*tokens, generated]
+    pieces = [llama.detokenize([t], special=True) for t in all_tokens]
+    out: dict[str, list] = {"tokens": [], "text_offset": [], "token_logprobs": [],
+                            "top_logprobs": []}
+    offset_bytes = 0
+    full = raw + pieces[-1]
+    for i in range(lead, len(all_tokens)):
+        piece = pieces[i]
+        out["tokens"].append(piece.decode("utf-8", errors="replace"))
+        out["text_offset"].append(len(full[:offset_bytes].decode("utf-8", errors="ignore")))
+        offset_bytes += len(piece)
+        if i == 0:
+            out["token_logprobs"].append(None)
+            out["top_logprobs"].append(None)
+            continue
+        row = logp[i - 1]
+        out["token_logprobs"].append(float(row[all_tokens[i]]))
+        best = np.argsort(-row)[: max(1, top_k)]
+        top = {pieces_text(llama, int(t)): float(row[t]) for t in best}
+        top.setdefault(out["tokens"][-1], float(row[all_tokens[i]]))
+        out["top_logprobs"].append(top)
+    return {"text": full.decode("utf-8", errors="replace"), "logprobs": out,
+            "prompt_tokens": len(tokens) - lead}
+
+
+def pieces_text(llama: Any, token: int) -> str:
+    """The text of one token (invalid UTF-8 fragments replaced)."""
+    return llama.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+
+def completion_response(llama: Any, body: dict[str, Any], model: str) -> dict[str, Any]:
+    """The OpenAI completions reply for an echo+logprobs request (one or many prompts).
+
+    Raises:
+        ValueError: max_tokens other than 1, a prompt of token ids, or a bad prompt.
+    """
+    if body.get("max_tokens", 16) != 1:
+        raise ValueError("echo with logprobs is served for max_tokens=1 only (0 means "
+                         f"unlimited on llama-cpp-python); got {body.get('max_tokens', 16)}")
+    prompts = body.get("prompt", "")
+    prompts = [prompts] if isinstance(prompts, str) else prompts
+    if not prompts or not all(isinstance(p, str) for p in prompts):
+        raise ValueError("prompt must be a string or a non-empty list of strings")
+    top_k = int(body.get("logprobs") or 1)
+    choices, used = [], 0
+    for index, prompt in enumerate(prompts):
+        result = prompt_logprobs(llama, prompt, top_k)
+        used += result["prompt_tokens"]
+        choices.append({"text": result["text"], "index": index, "logprobs": result["logprobs"],
+                        "finish_reason": "length"})
+    return {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion",
+            "created": int(time.time()), "model": model, "choices": choices,
+            "usage": {"prompt_tokens": used, "completion_tokens": len(prompts),
+                      "total_tokens": used + len(prompts)}}
+
+
+async def respond(path: str, body: Any, send: Any) -> None:
+    """Answer one request `handles` accepted over ASGI `send`, holding the server's model lock."""
+    from llama_cpp.server import app as server_app
+    from starlette.concurrency import run_in_threadpool
+
+    lock = server_app.get_llama_proxy()
+    proxy = await lock.__anext__()
+    try:
+        model = body.get("model") if isinstance(body, dict) else None
+        llama = proxy(model)
+        if path in TOKENIZER_ROUTES:
+            status, reply = 200, await run_in_threadpool(tokenizer_reply, llama, path, body)
+        else:
+            status, reply = 200, await run_in_threadpool(completion_response, llama, body,
+                                                         model or "local")
+    except ValueError as exc:
+        status, reply = 400, {"error": {"message": str(exc), "type": "invalid_request_error"}}
+    finally:
+        await lock.aclose()
+    raw = json.dumps(reply).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(raw)).encode())]})
+    await send({"type": "http.response.body", "body": raw})

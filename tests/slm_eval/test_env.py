@@ -1,0 +1,116 @@
+"""The verifiers wiring: arguments, the README's tables, metric names, and vf-eval end to end."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from slm_eval import composite
+from slm_eval.env import METRICS, load_environment
+from slm_eval.errors import ConfigError
+from slm_eval.tasks import KIND_METRICS
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "environments" / "slm_eval" / "README.md"
+VF_EVAL = str(Path(sys.executable).parent / "vf-eval")
+
+
+def table_first_column(heading: str) -> list[str]:
+    section = README.read_text().split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [re.match(r"\| `([^`]+)`", line).group(1) for line in rows]
+
+
+@pytest.mark.unit
+def test_metrics_table_matches_rubrics():
+    names = list(dict.fromkeys(f.__name__ for funcs in METRICS.values() for f in funcs))
+    assert sorted(table_first_column("Metrics")) == sorted(names)
+
+
+@pytest.mark.unit
+def test_kind_metrics_match_reward_functions():
+    assert {k: tuple(f.__name__ for f in v) for k, v in METRICS.items()} == KIND_METRICS
+
+
+@pytest.mark.unit
+def test_arguments_table_matches_signature():
+    params = [p for p in inspect.signature(load_environment).parameters if p != "kwargs"]
+    assert table_first_column("Environment Arguments") == params
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("kwargs, message", [
+    ({"task": "piqa"}, "valid: hellaswag"),
+    ({"prompt_style": "harness"}, "prompt_style"),
+    ({"task": "bfcl_v4", "bfcl_category": "live"}, "bfcl_category"),
+    ({"task": "slm", "data_path": "x.jsonl"}, "single task"),
+])
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        load_environment(**kwargs)
+
+
+@pytest.mark.integration
+def test_int_index_group_skips_components_without_data(archive_cache, capsys, no_hub):
+    env = load_environment(task="int_index", num_examples=2)
+    assert len(env.eval_dataset) == 6  # hellaswag, arc_easy, arc_challenge; no ArithMark data
+    assert "arithmark_3_0" in capsys.readouterr().err
+
+
+@pytest.mark.integration
+def test_gpqa_prompts_are_withheld(archive_cache):
+    env = load_environment(task="gpqa_diamond", num_examples=3)
+    assert {row["prompt"][0]["content"] for row in env.eval_dataset} == {
+        "[GPQA Diamond question withheld from logs: scored by log-likelihood]"}
+
+
+def vf_eval(base_url: str, model: str, args: dict, n: int, out: Path, *extra: str) -> Path:
+    env = {**os.environ, "SMOL_ENVS_LOCAL_API_KEY": "EMPTY"}
+    command = [VF_EVAL, "slm-eval", "-b", base_url,
+               "-k", "SMOL_ENVS_LOCAL_API_KEY", "-m", model, "-a", json.dumps(args),
+               "-n", str(n), "-r", "1", "-s", "-C", "score_record", *extra]
+    done = subprocess.run(command, cwd=out, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    folders = sorted((out / "outputs" / "evals").glob("slm-eval--*/*"), key=os.path.getmtime)
+    return folders[-1]
+
+
+@pytest.mark.e2e
+def test_vf_eval_multiple_choice_math_and_bfcl(local_model_base_url, local_model_name,
+                                               archive_cache, tmp_path):
+    arc = vf_eval(local_model_base_url, local_model_name, {"task": "arc_easy"}, 6, tmp_path)
+    rows = [json.loads(x) for x in (arc / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 6
+    for row in rows:
+        record = row["score_record"]
+        assert len(record["logliks"]) == 4 and all(v < 0 for v in record["logliks"])
+        assert row["metrics"]["acc_norm"] == record["acc_norm"] == row["reward"]
+    math = vf_eval(local_model_base_url, local_model_name, {"task": "math_500"}, 2, tmp_path,
+                   "-t", "64", "--api-client-type", "openai_completions")
+    bfcl = vf_eval(local_model_base_url, local_model_name,
+                   {"task": "bfcl_v4", "bfcl_category": "simple_python",
+                    "enable_tier2_metric": True}, 2, tmp_path, "-t", "96",
+                   "--api-client-type", "openai_completions")
+    scores = composite.percents(composite.read_results([arc, math, bfcl]))
+    assert set(scores) == {"arc_easy", "math_500", "bfcl_v4"}
+    average, table, skipped = composite.eval_avg(scores)
+    assert [t[1] for t in table] == ["acc_norm", "function_name_match", "exact_match"]
+
+
+@pytest.mark.e2e
+def test_vf_eval_stops_on_an_endpoint_that_is_down(archive_cache, tmp_path):
+    env = {**os.environ, "SMOL_ENVS_LOCAL_API_KEY": "EMPTY"}
+    done = subprocess.run(
+        [VF_EVAL, "slm-eval", "-b",
+         "http://127.0.0.1:9/v1", "-k", "SMOL_ENVS_LOCAL_API_KEY", "-m", "none",
+         "-a", '{"task": "arc_easy"}', "-n", "2", "-r", "1"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "infrastructure failure: model endpoint" in done.stderr
