@@ -205,7 +205,8 @@ async def test_job_cannot_see_another_jobs_folder(service):
     Event-based: B is sent only once A's file holds the secret on the host (the service's slot
     folder), and A must still be running when B has finished (the two overlapped)."""
     token = os.urandom(4).hex()
-    holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(8)\n"
+    # 3.5 s: inside the 4 s wall limit of a test run, long enough to outlast the seeker.
+    holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(3.5)\n"
     roots = ["/tmp", "/job", "/proc", service["state_dir"], "/var", "/root"]
     seeker = (  # builds the secret at run time, so its own source never contains it
         "import json, os\n"
