@@ -126,3 +126,21 @@ def test_an_unreachable_hub_dataset_names_the_offline_alternatives(monkeypatch):
 
     with pytest.raises(DataError, match="dataset='fixture'"):
         data.load_rows("HuggingFaceSwarms/NoSuchBenchmark", "gold", "test")
+
+
+def test_empty_replies_are_scored_once_never_retried():
+    """Count the model endpoint's calls: an empty reply is the model's outcome (reward 0, no
+    judge call, no error), not a failure that verifiers would retry three times."""
+    import asyncio
+
+    from tests.pico_dsl_v1.conftest import ScriptedEndpoint
+
+    endpoint = ScriptedEndpoint(lambda question: "")
+    env = down_judge()  # a judge call would raise: the judge is down
+    results = asyncio.run(env.evaluate(endpoint.client(), "scripted", num_examples=3,
+                                       max_retries=3))
+    assert endpoint.requests == 3
+    outputs = results["outputs"]
+    assert len(outputs) == 3
+    assert all(o["error"] is None and o["reward"] == 0.0 for o in outputs)
+    assert all(o["metrics"]["judge_error"] == 0.0 for o in outputs)
