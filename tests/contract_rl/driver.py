@@ -136,8 +136,9 @@ def drive(spec: Spec) -> dict[str, Any]:
 
 
 def _trace(trace: Any, spec: Spec, golds: dict[str, str]) -> dict[str, Any]:
-    reply = trace.last_reply or ""
-    kind = "gold" if reply == golds.get(trace.task.data.prompt_text) else "junk"
+    reply = trace.last_reply or ""  # verifiers strips it: compare stripped texts
+    gold = golds.get(trace.task.data.prompt_text)
+    kind = "gold" if gold is not None and reply == gold.strip() else "junk"
     return {
         "ok": bool(trace.ok),
         "reward": trace.reward,

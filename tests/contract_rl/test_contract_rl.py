@@ -20,17 +20,11 @@ from tests.contract_rl import venv040
 from tests.contract_rl.driver import advantages, drive
 from tests.contract_rl.specs import SPECS
 
-# smolscript scores through the bwrap scoring service (integration). Known failure, left open in
-# issue 17: on the merged tree every one of its 4 scripted replies comes back scored 0 and
-# classified "junk", gold replies included; strict, so a fix shows up as an unexpected pass.
+# smolscript scores through the bwrap scoring service: marked integration.
 ENVS = [
     "pico-dsl-v1",
     "smoltalkbench",
-    pytest.param("smolscript", marks=[
-        pytest.mark.integration,
-        pytest.mark.xfail(strict=True, reason="smolscript RL contract: gold replies score 0 "
-                          "through the v1 taskset (open, issue 17)"),
-    ]),
+    pytest.param("smolscript", marks=pytest.mark.integration),
 ]
 
 

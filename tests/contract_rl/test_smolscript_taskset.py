@@ -61,3 +61,16 @@ def test_a_scoring_service_failure_raises_never_scores_zero() -> None:
     trace = SimpleNamespace(last_reply=smolscript_gold(task), info={})
     with pytest.raises(InfrastructureError, match="scoring service"):
         asyncio.run(task.passed(trace))
+
+
+def test_the_reply_keeps_its_leading_indentation():
+    """verifiers' Trace.last_reply is stripped; a Python body continuation needs its indent."""
+    from types import SimpleNamespace
+
+    from smol_envs_core.v1 import reply_text
+
+    body = "    return n + 1\n"
+    trace = SimpleNamespace(assistant_messages=[SimpleNamespace(content=body + "<|im_end|>")],
+                            last_reply=body.strip())
+    assert reply_text(trace) == body
+    assert reply_text(SimpleNamespace(assistant_messages=[], last_reply="x")) == "x"

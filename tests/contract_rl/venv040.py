@@ -25,6 +25,7 @@ SOURCES = (
     "environments/pico_dsl_v1",
     "environments/smoltalkbench",
     "environments/smolscript",
+    "environments/smolscript/sandbox",  # smolscript_sandbox.client/schema (httpx + pydantic)
     ".",
 )
 

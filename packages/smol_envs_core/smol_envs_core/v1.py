@@ -27,9 +27,15 @@ SPLITS = ("train", "eval")
 
 
 def reply_text(trace: vf.Trace) -> str:
-    """The last assistant reply of `trace`, with trailing end-of-turn markers removed ("" when
-    the model said nothing)."""
-    return strip_end_of_turn(trace.last_reply or "")
+    """The last assistant reply of `trace` as the model wrote it, with trailing end-of-turn
+    markers removed ("" when the model said nothing).
+
+    Not `Trace.last_reply`: verifiers strips it, and leading whitespace is code (a Python body
+    continuation loses its indentation and fails to compile).
+    """
+    messages = getattr(trace, "assistant_messages", None)
+    content = messages[-1].content if messages else None
+    return strip_end_of_turn(content if isinstance(content, str) else trace.last_reply or "")
 
 
 def check_split(split: str, env_id: str) -> str:
