@@ -58,15 +58,27 @@ def check_contract(report: dict) -> None:
         assert any("infrastructure failure" in e for e in failure["errors"]), failure
 
 
+@pytest.fixture
+def services(request, monkeypatch, env_id: str) -> None:
+    """smolscript: a scoring service started (or reused) by this test process, at the URL the
+    env server subprocesses are given, so that the suite stops it when the session ends."""
+    if env_id != "smolscript":
+        return
+    from smolscript_sandbox.testing import TEST_URL, ensure_service
+
+    ensure_service(TEST_URL)
+    monkeypatch.setenv("SMOLSCRIPT_SANDBOX_URL", TEST_URL)
+
+
 @pytest.mark.parametrize("env_id", ENVS)
-def test_contract_on_verifiers_031(env_id: str) -> None:
+def test_contract_on_verifiers_031(env_id: str, services: None) -> None:
     report = drive(SPECS[env_id]())
     assert report["verifiers"].startswith("0.3.")
     check_contract(report)
 
 
 @pytest.mark.parametrize("env_id", ENVS)
-def test_contract_on_verifiers_040(env_id: str) -> None:
+def test_contract_on_verifiers_040(env_id: str, services: None) -> None:
     done = subprocess.run(
         [str(venv040.python()), "-m", "tests.contract_rl.driver", env_id],
         capture_output=True, text=True, cwd=venv040.REPO, env=venv040.environ(), timeout=600,
