@@ -15,6 +15,7 @@ from unittest import mock
 
 import pytest
 from filelock import FileLock
+from smolscript import cli, report
 from smolscript.evaluate import EvaluationError, InfraStop, evaluate_predictions
 from smolscript.types import encode_stdin
 from smolscript_sandbox.errors import SandboxInfraError
@@ -147,10 +148,31 @@ def test_bad_predictions_are_refused(edition):
         run(bad, tmp / "r.json", InProcessPython(), languages=["python"])
 
 
-def test_missing_predictions_fail_their_tasks(edition):
+def test_missing_predictions_are_counted_and_withhold_the_score(edition):
     tmp, preds = edition
     some = tmp / "some.jsonl"
     some.write_text("".join(preds.read_text().splitlines(keepends=True)[:2]))
     doc = run(some, tmp / "r.json", InProcessPython(), languages=["python"])
-    assert doc["summary"]["filtered_macro_score"] == pytest.approx(100 * 2 / N)
+    summary = doc["summary"]
     assert doc["results"]["python-easy-005"]["status"] == "missing_prediction"
+    assert summary["missing_predictions"] == N - 2 and summary["tasks_missing"] == N - 2
+    assert summary["tasks_scored"] == 2 and not summary["complete"]
+    assert summary["filtered_macro_score"] is None and summary["smolscript_score"] is None
+    assert summary["status"] == f"partial: {N - 2} task(s) missing, no score"
+    assert summary["partial_macro_over_scored"] == pytest.approx(100.0)  # the two given pass
+    assert report.missing_line(summary) == (
+        f"{N - 2} of {N} selected tasks missing ({N - 2} without a prediction): partial run, "
+        "the score is withheld")
+    assert json.loads((tmp / "r.json").read_text())["summary"] == summary
+
+
+def test_the_cli_prints_what_the_json_says_about_missing_predictions(edition, capsys):
+    tmp, preds = edition
+    some = tmp / "some.jsonl"
+    some.write_text("".join(preds.read_text().splitlines(keepends=True)[:3]))
+    run(some, tmp / "r.json", InProcessPython(), languages=["python"])
+    assert cli.main(["report", str(tmp / "r.json"), "--chart", str(tmp / "c.png")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"partial: {N - 3} task(s) missing, no score" in out
+    assert f"{N - 3} of {N} selected tasks missing ({N - 3} without a prediction)" in out
+    assert "SmolScript Score" not in out and "(official)" not in out

@@ -6,7 +6,14 @@ import json
 
 import pytest
 from smolscript.languages import LANGUAGE_ORDER
-from smolscript.report import ReportError, bar_chart, load_records, render_table, summarize
+from smolscript.report import (
+    ReportError,
+    bar_chart,
+    load_records,
+    render_table,
+    summarize,
+    summarize_results,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -87,3 +94,33 @@ def test_table_and_chart(tmp_path):
     assert table.row_count == len(LANGUAGE_ORDER) + 2
     png = bar_chart(s, tmp_path / "chart.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_missing_metric_is_refused_not_read_as_zero(tmp_path):
+    row = {"info": {"id": "python-0", "language": "python"},
+           "metrics": {"passed": 1.0, "hidden_test_pass_rate": 1.0}}  # no syntax_ok
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(ReportError, match=r"results line 1: metric 'syntax_ok' is missing"):
+        load_records(tmp_path)
+    row["metrics"]["syntax_ok"] = None
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(ReportError, match="metric 'syntax_ok' is missing"):
+        load_records(tmp_path)
+
+
+def test_results_of_another_dataset_build_are_refused(tmp_path):
+    from smolscript import data
+
+    loaded = data.dataset_hash("default")
+    other = "0" * 64
+    task = data.load_tasks("default")[0]
+    row = {"info": {"id": task["id"], "language": task["language"], "dataset_sha256": other},
+           "metrics": {"passed": 0.0, "syntax_ok": 1.0, "hidden_test_pass_rate": 0.5}}
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(ReportError) as caught:
+        summarize_results(tmp_path)
+    assert other[:16] in str(caught.value) and loaded[:16] in str(caught.value)
+    row["info"]["dataset_sha256"] = loaded  # the same row about the loaded build is read
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    summary, _meta = summarize_results(tmp_path)
+    assert summary["tasks_scored"] == 1 and summary["tasks_missing"] == 349

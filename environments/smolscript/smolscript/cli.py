@@ -65,6 +65,9 @@ def _print_summary(summary: dict, chart: str | Path | None, title: str) -> None:
     console.print(report.render_table(summary, title=title))
     if summary["infra_errors"]:
         console.print(f"[red]{summary['infra_errors']} infrastructure error(s): no score[/red]")
+    missing = report.missing_line(summary)
+    if missing:
+        console.print(f"[red]{missing}[/red]")
     if chart:
         console.print(f"chart: {report.bar_chart(summary, chart, title=title)}")
 
@@ -102,30 +105,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from smolscript import data, report
+    from smolscript import report
 
     try:
-        records, meta = report.load_records(args.results)
-    except report.ReportError as exc:
+        summary, _meta = report.summarize_results(args.results, args.edition)
+    except (report.ReportError, DataError) as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 2
-    settings = meta.get("settings") if isinstance(meta.get("settings"), dict) else None
-    if settings:  # evaluator results: the run says what it selected
-        langs, selected = settings["languages"], meta.get("selected_ids")
-        filtered = langs != list(LANGUAGE_ORDER) or settings["difficulties"] != list(DIFFICULTIES)
-    else:  # vf-eval results: selection from the env arguments recorded in metadata
-        env_args = meta.get("env_args") or {}
-        langs = env_args.get("languages") or None
-        diffs = env_args.get("difficulties") or None
-        edition = env_args.get("edition", args.edition)
-        filtered = bool(langs or diffs)
-        try:
-            selected = [t["id"] for t in data.load_tasks(edition, langs, diffs)]
-        except DataError as exc:
-            print(f"smolscript: {exc}", file=sys.stderr)
-            return 2
-    summary = report.summarize(records, selected_languages=langs, expected_ids=selected,
-                               filtered=filtered)
     chart = args.chart or Path(args.results).with_suffix("").as_posix() + "_chart.png"
     _print_summary(summary, chart, title=Path(args.results).name)
     return 0

@@ -9,7 +9,9 @@ outputs and verdicts. Runs are resumable and safe:
 - completed tasks are checkpointed atomically (write to a temporary file, then rename);
 - one process per output path (a file lock beside it);
 - an infrastructure error stops the run (exit status 3): the checkpoint keeps what was scored,
-  the run is marked stopped and receives no score; a partial run never gets a full score.
+  the run is marked stopped and receives no score; a partial run never gets a full score;
+- a selected task without a prediction is recorded as `missing_prediction`, counted in the
+  summary (`missing_predictions`, `tasks_missing`) and withholds the score.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ async def _score_all(tasks: Sequence[Mapping[str, Any]], hidden: Mapping[str, Ma
             code = predictions.get(task["id"])
             if code is None:
                 verdict = {"passed": False, "syntax_ok": False, "hidden_test_pass_rate": 0.0,
-                           "status": "missing_prediction", "reason": "no prediction for id",
+                           "status": report.MISSING_PREDICTION, "reason": "no prediction for id",
                            "tests": []}
                 return _record(task, verdict, None)
             assembly = assemble_prediction(task, code)
@@ -236,7 +238,8 @@ def evaluate_predictions(
             raise InfraStop(f"stopped on an infrastructure error after {len(run.results)}/"
                             f"{total} tasks (no score given): {exc}") from exc
         summary = report.summarize(
-            [{k: r[k] for k in report.REQUIRED_FIELDS} for r in run.results.values()],
+            [{k: r[k] for k in (*report.REQUIRED_FIELDS, "status") if k in r}
+             for r in run.results.values()],
             selected_languages=langs, expected_ids=run.selected_ids, filtered=filtered)
         document = _document(run, "complete", summary)
         document["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

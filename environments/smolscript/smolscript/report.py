@@ -12,8 +12,14 @@ generation per task, a language's accuracy is its Pass@1.
 - `hidden_test_pass_rate`: per task the fraction of hidden tests passed, averaged per
   language, then macro-averaged.
 
-`summarize` is pure; `load_records` reads results files; `render_table` and `bar_chart`
-present a summary (rich table, matplotlib PNG).
+A task without a prediction (the evaluator's `missing_prediction` record) is not scored: it is
+counted in `missing_predictions` and `tasks_missing`, and the run is partial (no official or
+filtered score). A results file is read strictly: a row without one of the metrics the report
+needs, or carrying another dataset sha256 than the edition loaded, is refused (ReportError).
+
+`summarize` is pure; `load_records` reads results files; `check_dataset` compares their dataset
+hash with the loaded edition's; `render_table` and `bar_chart` present a summary (rich table,
+matplotlib PNG).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from smol_envs_core.report import figure, mean
 from smol_envs_core.report import fmt as _fmt
 from smol_envs_core.results import ResultsError, read_results, results_path, row_info
 
+from smolscript.data import DIFFICULTIES
 from smolscript.errors import ReportError
 from smolscript.languages import LANGUAGE_ORDER, LANGUAGES
 
@@ -36,6 +43,14 @@ def _mean0(values: Sequence[float]) -> float:
 
 
 REQUIRED_FIELDS = ("id", "language", "passed", "syntax_ok", "hidden_test_pass_rate")
+# The per-row metrics a vf-eval results row must carry (a missing one is refused, never 0).
+VF_METRICS = ("passed", "syntax_ok", "hidden_test_pass_rate")
+MISSING_PREDICTION = "missing_prediction"
+
+
+def is_missing_prediction(row: Mapping[str, Any]) -> bool:
+    """The evaluator's record of a selected task that had no prediction."""
+    return row.get("status") == MISSING_PREDICTION
 
 
 def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence[str] | None = None,
@@ -44,7 +59,8 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
     """Aggregate per-task records into the report dict.
 
     records: {"id", "language", "passed", "syntax_ok", "hidden_test_pass_rate", optional
-      "difficulty", "infra_error"} (one per task; a duplicate id raises ReportError).
+      "difficulty", "infra_error", "status"} (one per task; a duplicate id raises ReportError).
+      A record whose status is "missing_prediction" is counted as missing, not scored.
     selected_languages: the languages the run selected (default: those in the records).
     expected_ids: every task id the run selected; missing ones make the run partial.
     infra_errors: infrastructure failures counted outside the records (plus records whose
@@ -66,7 +82,10 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
     infra = infra_errors + sum(1 for row in rows if row.get("infra_error"))
     languages = [lang for lang in LANGUAGE_ORDER
                  if lang in (selected_languages or {r["language"] for r in rows})]
-    missing_ids = sorted(set(expected_ids) - seen) if expected_ids is not None else []
+    no_prediction = sorted(r["id"] for r in rows if is_missing_prediction(r))
+    rows = [r for r in rows if not is_missing_prediction(r)]
+    missing_ids = sorted((set(expected_ids) - seen if expected_ids is not None else set())
+                         | set(no_prediction))
     per_language: dict[str, dict] = {}
     for lang in languages:
         mine = [r for r in rows if r["language"] == lang and not r.get("infra_error")]
@@ -100,38 +119,91 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
         "languages": languages,
         "tasks_scored": len(valid_rows),
         "tasks_missing": len(missing_ids),
+        "missing_predictions": len(no_prediction),
         "missing_ids": missing_ids[:50],
         "infra_errors": infra,
         "complete": complete,
-        "status": ("infra_errors: no score" if infra else "partial: no score" if not complete
+        "status": ("infra_errors: no score" if infra
+                   else f"partial: {len(missing_ids)} task(s) missing, no score" if not complete
                    else "official" if official else "filtered"),
     }
+
+
+def missing_line(summary: Mapping[str, Any]) -> str | None:
+    """One line on missing tasks and predictions (None when nothing is missing)."""
+    missing = summary["tasks_missing"]
+    if not missing:
+        return None
+    selected = summary["tasks_scored"] + missing
+    of_which = (f" ({summary['missing_predictions']} without a prediction)"
+                if summary.get("missing_predictions") else "")
+    return (f"{missing} of {selected} selected tasks missing{of_which}: partial run, "
+            "the score is withheld")
 
 
 # --------------------------------------------------------------------------- loading
 
 
-def records_from_vf_results(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
-    """Per-task records from a `vf-eval -s` results.jsonl (info + metrics columns)."""
+def _number(metrics: Mapping[str, Any], name: str, where: str) -> float:
+    value = metrics.get(name)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        shown = "missing" if value is None else f"not a number ({value!r})"
+        raise ReportError(f"{where}: metric {name!r} is {shown}"
+                          " (a smolscript vf-eval row carries passed, syntax_ok and "
+                          "hidden_test_pass_rate)")
+    return float(value)
+
+
+def records_from_vf_results(rows: Iterable[Mapping[str, Any]],
+                            lines: Iterable[int] | None = None) -> list[dict]:
+    """Per-task records from a `vf-eval -s` results.jsonl (info + metrics columns); each
+    record keeps the row's `dataset_sha256` (None when absent).
+
+    Raises ReportError naming the line when a row lacks a metric the report needs (VF_METRICS)
+    or its task id/language: a missing value is never read as 0.
+    """
+    rows = list(rows)
     records = []
-    for row in rows:
+    for row, line in zip(rows, list(lines) if lines is not None else [None] * len(rows),
+                         strict=True):
+        where = f"results line {line}" if line else "results row"
         info = row_info(row)
         metrics = row.get("metrics") or {}
+        if not info.get("id") or not info.get("language"):
+            raise ReportError(f"{where}: no task id/language in its info (not a smolscript run?)")
         records.append({
-            "id": info.get("id"), "language": info.get("language"),
+            "id": info["id"], "language": info["language"],
             "difficulty": info.get("difficulty"),
-            "passed": bool(metrics.get("passed", 0.0) >= 1.0),
-            "syntax_ok": bool(metrics.get("syntax_ok", 0.0) >= 1.0),
-            "hidden_test_pass_rate": float(metrics.get("hidden_test_pass_rate", 0.0)),
-            "infra_error": bool(metrics.get("infra_error", 0.0)) or bool(row.get("error")),
+            "passed": _number(metrics, "passed", where) >= 1.0,
+            "syntax_ok": _number(metrics, "syntax_ok", where) >= 1.0,
+            "hidden_test_pass_rate": _number(metrics, "hidden_test_pass_rate", where),
+            "infra_error": bool(metrics.get("infra_error") or row.get("error")),
+            "dataset_sha256": info.get("dataset_sha256"),
         })
     return records
+
+
+def check_dataset(records: Sequence[Mapping[str, Any]], expected_sha256: str,
+                  edition: str) -> None:
+    """Refuse results about another dataset build than the one loaded.
+
+    Raises ReportError naming both hashes when a record's `dataset_sha256` differs from
+    `expected_sha256` (the loaded edition's `data.dataset_hash`), or when it carries none.
+    """
+    found = sorted({str(r.get("dataset_sha256")) for r in records})
+    wrong = [sha for sha in found if sha != expected_sha256]
+    if wrong:
+        raise ReportError(
+            f"the results were scored on dataset sha256 {', '.join(w[:16] for w in wrong)}, "
+            f"but the loaded {edition!r} edition is {expected_sha256[:16]}: refusing to report "
+            "them against another dataset build")
 
 
 def load_records(path: str | Path) -> tuple[list[dict], dict]:
     """Read a results file: the evaluator's results.json or a vf-eval results.jsonl/folder.
 
-    Returns (records, run metadata). Raises ReportError when the file is not either kind.
+    Returns (records, run metadata). Raises ReportError when the file is not either kind or a
+    vf-eval row lacks a metric the report needs.
     """
     path = results_path(path)
     if path.suffix == ".jsonl":  # vf-eval's
@@ -139,15 +211,49 @@ def load_records(path: str | Path) -> tuple[list[dict], dict]:
             results = read_results(path)
         except ResultsError as exc:
             raise ReportError(str(exc)) from exc
-        return records_from_vf_results(results.rows), results.metadata
+        return records_from_vf_results(results.rows, results.lines), results.metadata
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"cannot read results {path}: {exc}") from exc
     if not isinstance(data, dict) or "results" not in data:
         raise ReportError(f"{path} is not a smolscript results file (no 'results')")
-    return list(data["results"].values()) if isinstance(data["results"], dict) \
-        else list(data["results"]), data.get("run", {})
+    run = data.get("run", {})
+    sha = (run.get("settings") or {}).get("dataset_sha256")
+    records = list(data["results"].values()) if isinstance(data["results"], dict) \
+        else list(data["results"])
+    return [{**r, "dataset_sha256": sha} for r in records], run
+
+
+def summarize_results(path: str | Path, edition: str = "default") -> tuple[dict, dict]:
+    """Read a results file (the evaluator's results.json, or a vf-eval results.jsonl or its
+    folder), check it against the loaded dataset and summarize it. Returns (summary, run
+    metadata). The selection comes from the evaluator's settings, or from the env arguments
+    vf-eval recorded in metadata.json (`edition` is the fallback edition there).
+
+    Raises ReportError (unreadable file, a missing metric, another dataset build) or
+    DataError (an unknown edition or selection).
+    """
+    from smolscript import data
+
+    records, meta = load_records(path)
+    settings = meta.get("settings") if isinstance(meta.get("settings"), dict) else None
+    if settings:  # evaluator results: the run says what it selected
+        langs, selected = settings["languages"], meta.get("selected_ids")
+        filtered = langs != list(LANGUAGE_ORDER) or settings["difficulties"] != list(DIFFICULTIES)
+        edition = settings.get("edition", edition)
+    else:  # vf-eval results: selection from the env arguments recorded in metadata
+        env_args = meta.get("env_args") or {}
+        langs = env_args.get("languages") or None
+        diffs = env_args.get("difficulties") or None
+        edition = env_args.get("edition", edition)
+        filtered = bool(langs or diffs)
+        selected = [t["id"] for t in data.load_tasks(edition, langs, diffs)]
+    check_dataset(records, data.dataset_hash(edition), edition)
+    summary = summarize(records, selected_languages=langs, expected_ids=selected,
+                        filtered=filtered)
+    summary["edition"] = edition
+    return summary, meta
 
 
 # --------------------------------------------------------------------------- presenting
