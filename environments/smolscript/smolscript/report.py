@@ -249,10 +249,11 @@ def summarize_results(path: str | Path, edition: str = "default") -> tuple[dict,
         edition = env_args.get("edition", edition)
         filtered = bool(langs or diffs)
         selected = [t["id"] for t in data.load_tasks(edition, langs, diffs)]
-    check_dataset(records, data.dataset_hash(edition), edition)
+    loaded = data.dataset_hash(edition)
+    check_dataset(records, loaded, edition)
     summary = summarize(records, selected_languages=langs, expected_ids=selected,
                         filtered=filtered)
-    summary["edition"] = edition
+    summary.update(edition=edition, dataset_sha256=loaded)
     return summary, meta
 
 
@@ -271,13 +272,8 @@ def render_table(summary: Mapping[str, Any], title: str = "SmolScript") -> Any:
         table.add_row(row["display_name"], str(row["tasks"]), _fmt(row["pass_at_1"]),
                       _fmt(row["syntax_success"]), _fmt(row["hidden_test_pass_rate"]))
     table.add_section()
-    if summary["smolscript_score"] is not None:
-        headline, score = "SmolScript Score", summary["smolscript_score"]
-    elif summary["filtered_macro_score"] is not None:
-        headline, score = "filtered_macro_score", summary["filtered_macro_score"]
-    else:
-        headline, score = "macro (partial: not a score)", summary["partial_macro_over_scored"]
-    table.add_row(headline, str(summary["tasks_scored"]), _fmt(score),
+    name, score = headline(summary)
+    table.add_row(name, str(summary["tasks_scored"]), _fmt(score),
                   _fmt(summary["syntax_success"]), _fmt(summary["hidden_test_pass_rate"]))
     table.add_row("micro_accuracy", "", _fmt(summary["micro_accuracy"]), "", "")
     return table
@@ -313,3 +309,50 @@ def _draw(ax, summary: Mapping[str, Any], title: str) -> None:
         label = summary["status"]
     ax.set_title(f"{title}: {label}")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
+
+
+# --------------------------------------------------------------------------- smol-envs report
+
+
+def headline(summary: Mapping[str, Any]) -> tuple[str, float | None]:
+    """The headline figure's name and value: the official SmolScript Score, a filtered run's
+    `filtered_macro_score`, or the macro average of a partial run labelled as not a score."""
+    if summary["smolscript_score"] is not None:
+        return "SmolScript Score", summary["smolscript_score"]
+    if summary["filtered_macro_score"] is not None:
+        return "filtered_macro_score (not official)", summary["filtered_macro_score"]
+    return "macro (partial: not a score)", summary["partial_macro_over_scored"]
+
+
+def report_hook(results: Any) -> Any:
+    """The `smol_envs.report` hook of `smol-envs report`: the official per-language table and
+    chart of a vf-eval run (a `smol_envs_core.results.Results`), as `summarize_results` gives it
+    (dataset hash checked, missing metrics refused). Raises ReportError or DataError."""
+    from smol_envs_core.runreport import Bars, EnvReport, Table
+
+    summary, _meta = summarize_results(results.path)
+    langs = summary["languages"]
+    per = summary["per_language"]
+    rows = [(per[lang]["display_name"], str(per[lang]["tasks"]), _fmt(per[lang]["pass_at_1"]),
+             _fmt(per[lang]["syntax_success"]), _fmt(per[lang]["hidden_test_pass_rate"]))
+            for lang in langs]
+    name, score = headline(summary)
+    rows.append((name, str(summary["tasks_scored"]), _fmt(score), _fmt(summary["syntax_success"]),
+                 _fmt(summary["hidden_test_pass_rate"])))
+    table = Table("per-language results (x100)",
+                  ("language", "tasks", "Pass@1", "syntax", "hidden-test rate"), tuple(rows))
+    names = tuple(per[lang]["display_name"] for lang in langs)
+    chart = Bars("Pass@1 and syntax success by language", names,
+                 (("Pass@1", tuple(per[lang]["pass_at_1"] for lang in langs)),
+                  ("syntax success", tuple(per[lang]["syntax_success"] for lang in langs))),
+                 "% of tasks")
+    sha = summary["dataset_sha256"]
+    notes = [line for line in (missing_line(summary),) if line]
+    if summary["infra_errors"]:
+        notes.append(f"{summary['infra_errors']} infrastructure error(s): no score")
+    return EnvReport(
+        dataset_version=f"edition {summary['edition']}, sha256 {sha[:12]}",
+        status=summary["status"],
+        headline=((name, _fmt(score)), ("micro_accuracy", _fmt(summary["micro_accuracy"]))),
+        tables=(table,), charts=(chart,), notes=tuple(notes))
+

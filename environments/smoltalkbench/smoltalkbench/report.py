@@ -31,6 +31,7 @@ from smol_envs_core.report import fmt as _fmt
 from smol_envs_core.report import mean as _mean
 from smol_envs_core.results import ResultsError, read_results, row_info
 
+from smoltalkbench.defaults import DEFAULT_DATASET, DEFAULT_JUDGE_MODEL
 from smoltalkbench.errors import DataError
 
 METRIC_NAMES = ("win_prob", "raw_win_prob", "length_penalized", "reply_chars", "judge_error")
@@ -326,3 +327,45 @@ def to_dict(report: Report) -> dict[str, Any]:
         return value
 
     return clean({**asdict(report), "total": report.total})
+
+
+def report_hook(results: Any) -> Any:
+    """The `smol_envs.report` hook of `smol-envs report`: win rates with their denominators
+    (judged / total) overall, by group and by category, for a vf-eval run (a
+    `smol_envs_core.results.Results`). Raises DataError when a row lacks a metric."""
+    from smol_envs_core.runreport import Bars, EnvReport, Table
+
+    samples = [sample_from_row(row, line) for row, line in
+               zip(results.rows, results.lines, strict=True)]
+    report = summarize(samples, model=results.metadata.get("model"))
+    o = report.overall
+    headline = (
+        ("win rate x100 (length-penalized)", f"{_fmt(o.win_rate)} ± {_fmt(o.stderr)}"),
+        ("judged / total", f"{o.judged} / {report.total}"),
+        ("length-controlled win rate", _fmt(report.lc_win_rate)
+         + (f" (n={o.judged}: unstable below ~{LC_MIN_SAMPLES})"
+            if o.judged < LC_MIN_SAMPLES else "")),
+        ("raw win rate (no length penalty)", _fmt(report.raw_win_rate)),
+        ("judge errors (excluded)", str(o.failed)),
+    )
+    tables = tuple(
+        Table(f"win rate x100 by {key}", (key, "win rate", "± se", "judged / total"),
+              tuple((r.name, _fmt(r.win_rate), _fmt(r.stderr), f"{r.judged} / {r.judged + r.failed}")
+                    for r in rates))
+        for key, rates in (("group", report.by_group), ("category", report.by_category)))
+    chart = Bars("win rate by category (judged / total)",
+                 tuple(f"{r.name} ({r.judged}/{r.judged + r.failed})" for r in report.by_category),
+                 (("win rate", tuple(r.win_rate for r in report.by_category)),), "win rate x100")
+    env_args = results.metadata.get("env_args") or {}
+    judge = env_args.get("judge_model", DEFAULT_JUDGE_MODEL)
+    dataset = str(env_args.get("dataset", DEFAULT_DATASET))
+    if dataset == "fixture":
+        dataset = "fixture (packaged offline rows)"
+    elif dataset == DEFAULT_DATASET:
+        dataset += f" config {env_args.get('config', 'gold')}, split {env_args.get('split', 'test')}"
+    warning = contamination_warning(report.model)
+    return EnvReport(
+        dataset_version=f"{dataset}; judge {judge}",
+        status=f"judged {o.judged} of {report.total}",
+        headline=headline, tables=tables, charts=(chart,),
+        notes=tuple(f"warning: {w}" for w in (warning,) if w))

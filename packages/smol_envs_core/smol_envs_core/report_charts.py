@@ -1,0 +1,74 @@
+"""Draw a report's bar charts (`runreport.Bars`) with matplotlib, headless: every bar carries its
+value (or "n/a") and every chart names the model in its title. Output: an SVG string with real
+text (`svg`), which the HTML page embeds."""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+from .runreport import Bars
+
+_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
+
+
+def chart_title(bars: Bars, model: str) -> str:
+    """The chart's title: its own title and the model it measures."""
+    return f"{bars.title} — {model}"
+
+
+def draw(ax: Any, bars: Bars, model: str) -> None:
+    """Draw grouped vertical bars on `ax`: one group per label, one bar per series, each bar
+    labelled with its value (one decimal) or n/a."""
+    count = max(len(bars.series), 1)
+    width = 0.8 / count
+    positions = range(len(bars.labels))
+    for index, (name, values) in enumerate(bars.series):
+        offset = (index - (count - 1) / 2) * width
+        heights = [0.0 if v is None or math.isnan(v) else v for v in values]
+        drawn = ax.bar([x + offset for x in positions], heights, width=width, label=name,
+                       color=_COLOURS[index % len(_COLOURS)])
+        texts = ["n/a" if v is None or math.isnan(v) else f"{v:.1f}" for v in values]
+        ax.bar_label(drawn, labels=texts, fontsize=7, padding=1)
+    ax.set_xticks(list(positions), list(bars.labels), rotation=30 if len(bars.labels) > 5 else 0,
+                  ha="right" if len(bars.labels) > 5 else "center", fontsize=8)
+    top = bars.limit
+    if top is None:
+        finite = [v for _, values in bars.series for v in values
+                  if v is not None and not math.isnan(v)]
+        top = max(finite, default=1.0) or 1.0
+    ax.set_ylim(0, top * 1.12)
+    ax.set_ylabel(bars.unit, fontsize=8)
+    ax.set_title(chart_title(bars, model), fontsize=9)
+    if len(bars.series) > 1:
+        ax.legend(fontsize=7, frameon=False)
+
+
+def _figure(bars: Bars, model: str):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(bars.labels) * max(len(bars.series), 1)
+                                        + 1.5), 3.2), dpi=100)
+    draw(ax, bars, model)
+    fig.tight_layout()
+    return fig, plt
+
+
+def svg(bars: Bars, model: str) -> str:
+    """The chart as an SVG document string; text stays text (svg.fonttype none)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig, plt = _figure(bars, model)
+        try:
+            out = io.StringIO()
+            fig.savefig(out, format="svg")
+        finally:
+            plt.close(fig)
+    text = out.getvalue()
+    return text[text.index("<svg"):]
+
