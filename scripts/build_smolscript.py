@@ -17,8 +17,10 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "data" / "smolscript"
 
 def main(argv: list[str] | None = None) -> int:
     """Build, then write (or compare); returns the exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="dataset folder to write (or compare with --check)")
     parser.add_argument(
         "--program-only",
         action="store_true",

@@ -199,7 +199,8 @@ def check(graph: Graph) -> list[tuple[str, list[str]]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the package graph and the rules; return 0 when every rule holds."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root")
     args = parser.parse_args(argv)
     graph = build_graph(args.root)

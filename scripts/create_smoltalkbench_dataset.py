@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from smol_envs_core.cli import HelpFormatter
+from smol_envs_core.errors import SmolEnvsError
 from smoltalkbench import build
 from smoltalkbench.card import HUB_METADATA, render_card
 from smoltalkbench.errors import ConfigError
@@ -88,10 +91,10 @@ def push(rows: list[dict], args: argparse.Namespace, distinct: int) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=__doc__, formatter_class=HelpFormatter
     )
-    parser.add_argument("--n", type=int, default=1000, help="rows to sample (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--n", type=int, default=1000, help="rows to sample")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed")
     parser.add_argument(
         "--source-revision", default=build.SOURCE_REVISION, help=f"commit of {build.SOURCE}"
     )
@@ -99,19 +102,36 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--source-path", help="local copy of the source: folder of train*/test* parquet or jsonl"
     )
     parser.add_argument("--output", help="write the rows to this .jsonl or .parquet file")
-    parser.add_argument("--repo", default=REPO, help=f"hub dataset to push to (default {REPO})")
+    parser.add_argument("--repo", default=REPO, help="hub dataset to push to")
     parser.add_argument(
         "--push", action="store_true", help="publish the gold config, card and script"
     )
     parser.add_argument("--public", action="store_true", help="create the hub repo as public")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an error instead of one line")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Build (and optionally write or push) the benchmark; prints counts by group and category."""
+    """Build (and optionally write or push) the benchmark; prints counts by group and category.
+    Returns 0, or 2 after one line on a usage or data error (--debug: the traceback)."""
     args = parse_args(argv)
+    try:
+        return build_and_write(args)
+    except SmolEnvsError as exc:
+        if args.debug or os.environ.get("SMOL_ENVS_DEBUG"):
+            raise
+        print(f"create_smoltalkbench_dataset: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def build_and_write(args: argparse.Namespace) -> int:
+    """The build of `main`. Raises ConfigError when --n exceeds the distinct prompts."""
     source = load_source(args.source_path, args.source_revision)
     candidates = build.candidate_rows(source)
+    if not 0 < args.n <= len(candidates):
+        raise ConfigError(f"--n {args.n}: the source has {len(candidates)} distinct prompts; "
+                          f"pass --n between 1 and {len(candidates)}")
     rows = build.sample_rows(candidates, args.n, args.seed)
     print(f"{len(candidates)} distinct prompts -> {len(rows)} sampled (seed {args.seed})")
     for column in ("group", "category"):

@@ -60,12 +60,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--model", default=DEFAULT_MODEL, help="model name at the endpoint")
     p.add_argument("--api-key-var", default=None, help="env var holding the API key (optional)")
     p.add_argument("--seed", type=int, default=0, help="compiler seed")
-    p.add_argument("--rows-per-cell", type=int, default=ROWS_PER_CELL)
+    p.add_argument("--rows-per-cell", type=int, default=ROWS_PER_CELL,
+                   help="rows per slice x level cell")
     p.add_argument("--slices", nargs="+", choices=SLICES, default=list(SLICES), help="grid rows")
     p.add_argument("--levels", nargs="+", choices=LEVELS, default=list(LEVELS), help="grid columns")
     p.add_argument("--batch-size", type=int, default=80, help="phrases requested per round")
-    p.add_argument("--max-rounds", type=int, default=40)
-    p.add_argument("--temperature", type=float, default=0.9)
+    p.add_argument("--max-rounds", type=int, default=40,
+                   help="phrase requests before giving up on a short cell")
+    p.add_argument("--temperature", type=float, default=0.9, help="phrase sampling temperature")
     p.add_argument("--max-tokens", type=int, default=16, help="enough for a 34-char span")
     p.add_argument("--parallel", type=int, default=2, help="concurrent requests")
     p.add_argument("--timeout", type=int, default=300, help="seconds per request")

@@ -113,12 +113,13 @@ def chat_prompt_ids(tokenizer, system: str, user: str) -> torch.Tensor:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the steps and print the per-step table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=5)
-    parser.add_argument("--group", type=int, default=4)
-    parser.add_argument("--max-new-tokens", type=int, default=64)
-    parser.add_argument("--lr", type=float, default=1e-5)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--steps", type=int, default=5, help="GRPO steps (one prompt each)")
+    parser.add_argument("--group", type=int, default=4, help="rollouts per prompt")
+    parser.add_argument("--max-new-tokens", type=int, default=64, help="sampling budget")
+    parser.add_argument("--lr", type=float, default=1e-5, help="AdamW learning rate")
+    parser.add_argument("--seed", type=int, default=0, help="sampling and train-row seed")
     args = parser.parse_args(argv)
 
     from pico_dsl_v1.parse import parse_answer

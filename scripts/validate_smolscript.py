@@ -30,9 +30,12 @@ def read_files(root: Path) -> dict[str, bytes]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the checks, print one line per check, return the exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
-    parser.add_argument("--static-only", action="store_true")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DIR,
+                        help="dataset folder to check")
+    parser.add_argument("--static-only", action="store_true",
+                        help="file, schema and audit checks only (no scoring service)")
     parser.add_argument("--full", action="store_true",
                         help="execution checks too (the default unless --static-only)")
     args = parser.parse_args(argv)

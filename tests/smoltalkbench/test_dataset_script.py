@@ -85,3 +85,14 @@ def test_card_fills_every_placeholder():
         assert f"`{column}`" in card
     with pytest.raises(KeyError):
         render_card(**{k: v for k, v in fields.items() if k != "seed"})
+
+
+def test_default_n_on_a_small_source_is_one_line_not_a_traceback(script, tmp_path, capsys):
+    out = tmp_path / "rows.jsonl"
+    assert script.main(["--source-path", str(SOURCE), "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("create_smoltalkbench_dataset: error: --n 1000: the source has 35 distinct "
+                   "prompts; pass --n between 1 and 35\n")
+    assert not out.exists()
+    with pytest.raises(ConfigError, match="35 distinct prompts"):  # --debug: the real error
+        script.main(["--source-path", str(SOURCE), "--debug"])

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from smol_envs_core.cli import HelpFormatter
+
 from . import composite, data
 from .errors import SlmEvalError
 from .tasks import TASKS
@@ -81,15 +83,24 @@ def cmd_eval_avg(paths: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `slm-eval`; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="slm-eval", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("tasks", help="list every task with rows, source, licence and data here")
-    index = sub.add_parser("int-index", help="the Int Index from vf-eval -s result folders")
-    index.add_argument("results", nargs="*")
+    parser = argparse.ArgumentParser(prog="slm-eval", description=__doc__.split("\n")[0],
+                                     formatter_class=HelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("tasks", help="list every task with rows, source, licence and data here",
+                   description="List every task: rows, headline metric, source, licence and "
+                               "whether its data is available on this machine.")
+    index = sub.add_parser("int-index", help="the Int Index from vf-eval -s result folders",
+                           formatter_class=HelpFormatter,
+                           description=composite.__doc__.split("\n\n")[2])
+    index.add_argument("results", nargs="*", help="vf-eval -s run folders (or results.jsonl)")
     index.add_argument("--score", action="append", default=[],
-                       help="add a score from elsewhere, TASK.METRIC=PERCENT (e.g. piqa.acc=68.4)")
-    avg = sub.add_parser("eval-avg", help="the plain average from vf-eval -s result folders")
-    avg.add_argument("results", nargs="+")
+                       help="add a score from elsewhere, TASK.METRIC=PERCENT (e.g. piqa.acc=68.4); "
+                            "repeatable")
+    avg = sub.add_parser("eval-avg", help="the plain average from vf-eval -s result folders",
+                         formatter_class=HelpFormatter,
+                         description="eval_avg: the plain mean of one metric per benchmark "
+                                     "(acc_norm, else acc, exact_match, ...), over the runs given.")
+    avg.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
     args = parser.parse_args(argv)
     try:
         if args.command == "tasks":

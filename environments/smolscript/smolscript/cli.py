@@ -4,7 +4,7 @@
         [--language python rust] [--difficulty easy] [--edition default]
         [--service-url URL] [--concurrency 8]
     smolscript report RESULTS [--chart chart.png]
-    smolscript example-prompts [--out DIR]
+    smolscript example-prompts [--out DIR] [--edition default]
 
 Exit status: 0 done; 2 bad arguments, data or resume mismatch; 3 stopped on an
 infrastructure error (the output keeps the scored tasks and no score).
@@ -16,6 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from smol_envs_core.cli import HelpFormatter
+
 from smolscript.data import DIFFICULTIES, EDITIONS
 from smolscript.errors import DataError
 from smolscript.languages import LANGUAGE_ORDER
@@ -23,27 +25,52 @@ from smolscript.languages import LANGUAGE_ORDER
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="smolscript", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="score externally generated code")
+                                     formatter_class=HelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    editions = sorted(EDITIONS)
+    ev = sub.add_parser("evaluate", help="score externally generated code",
+                        formatter_class=HelpFormatter,
+                        description="Score a predictions file (one {\"id\", \"code\"} object per "
+                                    "line: complete source, raw or one fenced block) with the "
+                                    "hidden tests; exit 2 on bad input, 3 on an infrastructure "
+                                    "error (the output keeps what was scored, and no score).")
     ev.add_argument("--predictions", required=True, help='JSONL of {"id": ..., "code": ...}')
     ev.add_argument("--output", required=True, help="results JSON to write")
     ev.add_argument("--resume", action="store_true", help="continue an existing output")
-    ev.add_argument("--language", nargs="+", choices=LANGUAGE_ORDER, default=None)
-    ev.add_argument("--difficulty", nargs="+", choices=DIFFICULTIES, default=None)
-    ev.add_argument("--edition", choices=sorted(EDITIONS), default="default")
+    ev.add_argument("--language", nargs="+", choices=LANGUAGE_ORDER, default=None,
+                    help="score only these languages (a filtered run: no official score); "
+                         "default: all nine")
+    ev.add_argument("--difficulty", nargs="+", choices=DIFFICULTIES, default=None,
+                    help="score only these difficulties (a filtered run); default: all")
+    ev.add_argument("--edition", choices=editions, default="default",
+                    help="dataset edition the predictions answer")
     ev.add_argument("--service-url", default=None,
-                    help="scoring service (default: reuse or start the local one)")
-    ev.add_argument("--concurrency", type=int, default=8, help="jobs in flight (default 8)")
-    ev.add_argument("--chart", default=None, help="also write a bar chart PNG here")
-    rp = sub.add_parser("report", help="summarize a results file (evaluator or vf-eval -s)")
+                    help="scoring service; default: reuse or start the local one")
+    ev.add_argument("--concurrency", type=int, default=8, help="scoring jobs in flight")
+    ev.add_argument("--chart", default=None, help="also write a bar chart PNG here "
+                    "(default: none)")
+    rp = sub.add_parser("report", help="summarize a results file (evaluator or vf-eval -s)",
+                        formatter_class=HelpFormatter,
+                        description="Print the per-language table and the headline score of a "
+                                    "results file, and write its bar chart. A partial run, a "
+                                    "missing metric or another dataset build is said so, or "
+                                    "refused (exit 2).")
     rp.add_argument("results", help="results.json, or a vf-eval results.jsonl / folder")
-    rp.add_argument("--chart", default=None, help="bar chart PNG path (default: beside results)")
-    rp.add_argument("--edition", choices=sorted(EDITIONS), default="default",
-                    help="edition of a vf-eval run (to tell complete from partial runs)")
-    ex = sub.add_parser("example-prompts", help="write one example prompt per language")
-    ex.add_argument("--out", default=str(Path(__file__).resolve().parent / "example_prompts"))
-    ex.add_argument("--edition", choices=sorted(EDITIONS), default="default")
+    rp.add_argument("--chart", default=None,
+                    help="bar chart PNG path; default: RESULTS_chart.png beside the results")
+    rp.add_argument("--edition", choices=editions, default="default",
+                    help="edition of a vf-eval run that recorded none (to tell complete from "
+                         "partial runs)")
+    ex = sub.add_parser("example-prompts", help="write one example prompt per language",
+                        formatter_class=HelpFormatter,
+                        description="Write the prompt of the first task of each language (and "
+                                    "of JavaScript's DOM tasks) as <language>.txt, to see "
+                                    "exactly what a model receives. Writes into the current "
+                                    "folder by default, never into the installed package.")
+    ex.add_argument("--out", default="smolscript_example_prompts",
+                    help="folder to write the prompts to")
+    ex.add_argument("--edition", choices=editions, default="default",
+                    help="dataset edition to take the tasks from")
     return parser
 
 

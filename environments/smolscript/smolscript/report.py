@@ -32,6 +32,8 @@ from typing import Any
 from smol_envs_core.report import figure, mean
 from smol_envs_core.report import fmt as _fmt
 from smol_envs_core.results import ResultsError, read_results, results_path, row_info
+from smol_envs_core.runreport import ReportError as RunReportError
+from smol_envs_core.runreport import Bars, EnvReport, Table, expect_environment
 
 from smolscript.data import DIFFICULTIES
 from smolscript.errors import ReportError
@@ -209,7 +211,8 @@ def load_records(path: str | Path) -> tuple[list[dict], dict]:
     if path.suffix == ".jsonl":  # vf-eval's
         try:
             results = read_results(path)
-        except ResultsError as exc:
+            expect_environment(results, "smolscript")
+        except (ResultsError, RunReportError) as exc:
             raise ReportError(str(exc)) from exc
         return records_from_vf_results(results.rows, results.lines), results.metadata
     try:
@@ -324,12 +327,10 @@ def headline(summary: Mapping[str, Any]) -> tuple[str, float | None]:
     return "macro (partial: not a score)", summary["partial_macro_over_scored"]
 
 
-def report_hook(results: Any) -> Any:
+def report_hook(results: Any) -> EnvReport:
     """The `smol_envs.report` hook of `smol-envs report`: the official per-language table and
     chart of a vf-eval run (a `smol_envs_core.results.Results`), as `summarize_results` gives it
     (dataset hash checked, missing metrics refused). Raises ReportError or DataError."""
-    from smol_envs_core.runreport import Bars, EnvReport, Table
-
     summary, _meta = summarize_results(results.path)
     langs = summary["languages"]
     per = summary["per_language"]

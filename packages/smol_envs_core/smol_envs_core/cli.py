@@ -19,15 +19,20 @@ import sys
 from pathlib import Path
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The collection's --help layout: descriptions as written (docstrings keep their lines),
+    every argument's default shown after its help text."""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smol-envs", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     report = sub.add_parser(
         "report", help="print (and optionally --html) the report of one or more vf-eval runs",
         description=__doc__.split("\n\n", 2)[2].split("\n\nExit")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=HelpFormatter)
     report.add_argument("runs", nargs="+", metavar="RUN",
                         help="a vf-eval -s run folder, its results.jsonl, or a folder holding runs")
     report.add_argument("--html", type=Path, default=None, metavar="PAGE",

@@ -57,8 +57,10 @@ def check_run(results: Path) -> RunCheck:
 def main(argv: list[str] | None = None) -> int:
     """`check OUTPUT_DIR`: print the counts and the run folder; exit 1 unless every rollout
     finished without error."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["check"])
+    parser = argparse.ArgumentParser(prog="python -m smol_envs_core.runs",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["check"],
+                        help="check: count rollouts and errored ones; exit 1 on any error")
     parser.add_argument("output_dir", type=Path, help="the folder given to vf-eval -o")
     args = parser.parse_args(argv)
     try:
