@@ -1,0 +1,159 @@
+"""`smol-envs report`: one command over every environment's vf-eval runs, with the real report
+hooks of the installed environments, and its HTML page in the real Chromium (Playwright)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from smol_envs_core import cli
+from smol_envs_core.runreport import report_runs
+
+from tests.workspace.report_runs import (
+    ENDPOINT,
+    MODEL,
+    pico_run,
+    slm_eval_run,
+    smolscript_run,
+    smoltalkbench_run,
+)
+
+CHROMIUM = "/usr/lib/chromium/chromium"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("runs")
+    return {"pico": pico_run(root / "pico" / "a1"),
+            "smolscript": smolscript_run(root / "smolscript" / "b2"),
+            "smoltalkbench": smoltalkbench_run(root / "smoltalkbench" / "c3"),
+            "slm_eval": slm_eval_run(root / "slm" / "d4")}
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # rich wraps long paths at the terminal width
+
+
+def _out(capsys) -> str:
+    return " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.unit
+def test_each_environment_gets_its_table_under_one_header(runs, capsys):
+    assert cli.main(["report", *map(str, runs.values())]) == 0
+    out = _out(capsys)
+    for env_id in ("pico-dsl-v1", "smolscript", "smoltalkbench", "slm-eval"):
+        assert f"{env_id}: {MODEL}" in out
+    assert out.count(f"endpoint {ENDPOINT}") == 4 and out.count("date ") >= 4
+    # pico: slice x level, "exact match x100 (rows)"
+    assert "copy_case │ 100.0 (2) │ 0.0 (2) │ 50.0 (4)" in out
+    assert "all │ 50.0 (4) │ 0.0 (4) │ 25.0 (8)" in out
+    assert "fixed benchmark pico_dsl_v1_benchmark.jsonl, sha256" in out
+    # smolscript: the official table, a partial run labelled as such
+    assert "partial: 341 task(s) missing, no score" in out
+    assert "Python │ 1 │ 100.0 │ 100.0 │ 100.0" in out and "Rust │ 1 │ 100.0" in out
+    assert "macro (partial: not a score) │ 9 │ 22.2" in out
+    # smoltalkbench: win rates with denominators; the judge error excluded and counted
+    assert "judged / total 11 / 12" in out and "52.3 ±" in out
+    assert "judge errors (excluded) 1" in out and "warning: SmolLM and SmolLM2" in out
+    # slm_eval: per-task metrics, Int Index (refused for half of ARC), eval_avg
+    assert "arc_easy │ acc_norm │ 75.00 │ 4" in out and "eval_avg 50.00" in out
+    assert "Int Index n/a: ARC needs arc_easy and arc_challenge" in out
+
+
+@pytest.mark.unit
+def test_a_folder_of_runs_is_searched_and_failed_runs_are_skipped(runs, tmp_path, capsys):
+    shutil.copytree(runs["pico"], tmp_path / "evals" / "pico" / "e5")
+    failed = shutil.copytree(runs["pico"], tmp_path / "evals" / "pico" / "f6-FAILED")
+    assert cli.main(["report", str(tmp_path / "evals")]) == 0
+    out = _out(capsys)
+    assert out.count("pico-dsl-v1: ") == 1 and f"skipped failed run {failed}" in out
+    assert cli.main(["report", str(failed)]) == 2
+    assert capsys.readouterr().err == (
+        f"smol-envs: error: {failed}: a failed run (see its FAILED.txt), nothing to report\n")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("breakage", ["no_metadata", "unknown_env", "missing_metric",
+                                      "other_dataset", "empty_folder"])
+def test_runs_that_cannot_be_reported_give_one_line_and_exit_2(runs, tmp_path, capsys,
+                                                               breakage):
+    source = runs["smolscript" if breakage == "other_dataset" else "pico"]
+    run = shutil.copytree(source, tmp_path / "run")
+    expected = {"no_metadata": "no metadata.json beside results.jsonl",
+                "unknown_env": "no report for environment 'reverse-text' (known: pico-dsl-v1, ",
+                "missing_metric": "results line 1: metric 'exact_match' missing",
+                "other_dataset": "the results were scored on dataset sha256 0000000000000000",
+                "empty_folder": "no results.jsonl inside"}[breakage]
+    if breakage == "no_metadata":
+        (run / "metadata.json").unlink()
+    elif breakage == "unknown_env":
+        meta = json.loads((run / "metadata.json").read_text())
+        (run / "metadata.json").write_text(json.dumps({**meta, "env_id": "reverse-text"}))
+    elif breakage in ("missing_metric", "other_dataset"):
+        rows = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+        if breakage == "missing_metric":
+            del rows[0]["metrics"]["exact_match"]
+        else:
+            rows[0]["info"]["dataset_sha256"] = "0" * 64
+        (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:
+        shutil.rmtree(run)
+        run.mkdir()
+    assert cli.main(["report", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("smol-envs: error: ") and expected in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    with pytest.raises(Exception, match=re.escape(expected.split(" (known")[0])):
+        cli.main(["report", str(run), "--debug"])  # the debug flag shows the real error
+
+
+@pytest.mark.integration
+def test_html_page_in_chromium(runs, tmp_path, capsys):
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM} (bootstrap.sh --with-toolchains)")
+    page_path = tmp_path / "report.html"
+    assert cli.main(["report", *map(str, runs.values()), "--html", str(page_path)]) == 0
+    assert f"report page written to {page_path}" in capsys.readouterr().out
+    expected_bars = {run.header.env_id: sum(len(v) for c in run.body.charts for _, v in c.series)
+                     for run in report_runs(list(runs.values()))}
+    errors: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            page = browser.new_page(viewport={"width": 1800, "height": 900})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(page_path.as_uri(), wait_until="load")
+            sections = page.locator("section.run")
+            assert sections.count() == 4
+            boxes = [sections.nth(i).bounding_box() for i in range(4)]
+            # side by side: one row, left to right
+            assert len({round(b["y"]) for b in boxes}) == 1
+            assert [b["x"] for b in boxes] == sorted(b["x"] for b in boxes)
+            for i in range(4):
+                section = sections.nth(i)
+                env_id = section.locator("h2").inner_text().split(":")[0]
+                head = section.locator("table.head").inner_text()
+                for field in ("model", "endpoint", "date", "dataset", "run", "status"):
+                    assert re.search(rf"^{field}\t\S", head, re.MULTILINE), (env_id, field)
+                assert MODEL in head and ENDPOINT in head
+                charts = section.locator("figure.chart svg")
+                assert charts.count() == 1
+                texts = charts.first.locator("text").all_text_contents()
+                assert any(MODEL in t for t in texts), (env_id, texts)  # the chart names the model
+                labels = [t for t in texts if re.fullmatch(r"\d+\.\d|n/a", t.strip())]
+                assert len(labels) == expected_bars[env_id], (env_id, texts)
+            text = page.locator("body").inner_text()
+            assert "copy_case\t100.0 (2)" in text and "judged / total\t11 / 12" in text
+            assert "eval_avg\t50.00" in text and "Rust\t1\t100.0" in text
+            page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert errors == []
+    assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
