@@ -15,7 +15,7 @@ _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
 
 def chart_title(bars: Bars, model: str) -> str:
     """The chart's title: its own title and the model it measures."""
-    return f"{bars.title} — {model}"
+    return f"{bars.title}\nmodel: {model}"
 
 
 def draw(ax: Any, bars: Bars, model: str) -> None:
@@ -30,7 +30,8 @@ def draw(ax: Any, bars: Bars, model: str) -> None:
         drawn = ax.bar([x + offset for x in positions], heights, width=width, label=name,
                        color=_COLOURS[index % len(_COLOURS)])
         texts = ["n/a" if v is None or math.isnan(v) else f"{v:.1f}" for v in values]
-        ax.bar_label(drawn, labels=texts, fontsize=7, padding=1)
+        crowded = len(bars.labels) * count > 12  # upright labels would overlap
+        ax.bar_label(drawn, labels=texts, fontsize=7, padding=1, rotation=90 if crowded else 0)
     ax.set_xticks(list(positions), list(bars.labels), rotation=30 if len(bars.labels) > 5 else 0,
                   ha="right" if len(bars.labels) > 5 else "center", fontsize=8)
     top = bars.limit
@@ -38,7 +39,7 @@ def draw(ax: Any, bars: Bars, model: str) -> None:
         finite = [v for _, values in bars.series for v in values
                   if v is not None and not math.isnan(v)]
         top = max(finite, default=1.0) or 1.0
-    ax.set_ylim(0, top * 1.12)
+    ax.set_ylim(0, top * 1.18)
     ax.set_ylabel(bars.unit, fontsize=8)
     ax.set_title(chart_title(bars, model), fontsize=9)
     if len(bars.series) > 1:
@@ -51,8 +52,8 @@ def _figure(bars: Bars, model: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(bars.labels) * max(len(bars.series), 1)
-                                        + 1.5), 3.2), dpi=100)
+    bars_drawn = len(bars.labels) * max(len(bars.series), 1)
+    fig, ax = plt.subplots(figsize=(min(7.5, max(4.5, 0.45 * bars_drawn + 1.5)), 3.6), dpi=100)
     draw(ax, bars, model)
     fig.tight_layout()
     return fig, plt

@@ -25,7 +25,9 @@ caption { text-align: left; font-weight: 600; padding-bottom: 0.2rem; }
 th, td { border: 1px solid #ddd; padding: 0.15rem 0.45rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 table.head th { background: #f4f4f4; font-weight: normal; }
-.chart svg { max-width: 100%; height: auto; }
+table.head td { text-align: left; }
+.chart { margin: 0.6rem 0; }
+.chart svg { width: 100%; max-width: 44rem; height: auto; }
 .note { color: #8a5a00; font-size: 0.82rem; }
 """
 
