@@ -157,3 +157,38 @@ def test_html_page_in_chromium(runs, tmp_path, capsys):
             browser.close()
     assert errors == []
     assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.unit
+def test_matplotlib_notes_stay_out_of_the_output(caplog, recwarn):
+    import logging
+
+    from smol_envs_core.report import quiet_matplotlib
+
+    with quiet_matplotlib() as plt:
+        # what a first run logs while it builds the font cache, and a layout that cannot fit
+        logging.getLogger("matplotlib.font_manager").warning(
+            "Matplotlib is building the font cache; this may take a moment.")
+        fig, ax = plt.subplots(figsize=(1, 1))
+        ax.set_title("a title far too long for a one-inch figure " * 4)
+        ax.set_ylabel("label " * 20)
+        fig.tight_layout()
+        plt.close(fig)
+    assert [r for r in caplog.records if r.name.startswith("matplotlib")] == []
+    assert [str(w.message) for w in recwarn] == []
+    assert logging.getLogger("matplotlib").level != logging.ERROR  # restored afterwards
+
+
+@pytest.mark.integration
+def test_a_first_run_prints_nothing_but_the_report(runs, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MPLCONFIGDIR": str(tmp_path / "fresh-matplotlib"), "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "smol_envs_core.cli", "report",
+                           *map(str, runs.values()), "--html", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "matplotlib" not in done.stdout.lower()

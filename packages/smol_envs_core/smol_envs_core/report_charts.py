@@ -8,6 +8,7 @@ import io
 import math
 from typing import Any
 
+from .report import quiet_matplotlib
 from .runreport import Bars
 
 _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
@@ -46,30 +47,22 @@ def draw(ax: Any, bars: Bars, model: str) -> None:
         ax.legend(fontsize=7, frameon=False)
 
 
-def _figure(bars: Bars, model: str):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    bars_drawn = len(bars.labels) * max(len(bars.series), 1)
-    fig, ax = plt.subplots(figsize=(min(7.5, max(4.5, 0.45 * bars_drawn + 1.5)), 3.6), dpi=100)
-    draw(ax, bars, model)
-    fig.tight_layout()
-    return fig, plt
-
-
 def svg(bars: Bars, model: str) -> str:
-    """The chart as an SVG document string; text stays text (svg.fonttype none)."""
-    import matplotlib
+    """The chart as an SVG document string; text stays text (svg.fonttype none). Matplotlib's
+    own warnings stay quiet (`report.quiet_matplotlib`)."""
+    with quiet_matplotlib() as plt:
+        import matplotlib
 
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig, plt = _figure(bars, model)
-        try:
-            out = io.StringIO()
-            fig.savefig(out, format="svg")
-        finally:
-            plt.close(fig)
+        bars_drawn = len(bars.labels) * max(len(bars.series), 1)
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            fig, ax = plt.subplots(figsize=(min(7.5, max(4.5, 0.45 * bars_drawn + 1.5)), 3.6),
+                                   dpi=100)
+            try:
+                draw(ax, bars, model)
+                fig.tight_layout()
+                out = io.StringIO()
+                fig.savefig(out, format="svg")
+            finally:
+                plt.close(fig)
     text = out.getvalue()
     return text[text.index("<svg"):]
-
