@@ -82,6 +82,16 @@ def test_pyproject_metadata(case):
     assert project["tool"]["verifiers"]["eval"]["num_examples"] != 0
 
 
+def test_vf_eval_reads_the_eval_defaults(case):
+    """vf-eval 0.3.1 looks for pyproject.toml in the module's own folder: each package holds a
+    link to its project's, so the declared defaults are the ones a bare `vf-eval NAME` uses."""
+    from verifiers.legacy.scripts.eval import get_env_eval_defaults
+
+    spec, _, _ = case
+    project = tomllib.loads((REPO / spec.folder / "pyproject.toml").read_text())
+    assert get_env_eval_defaults(spec.name) == project["tool"]["verifiers"]["eval"]
+
+
 def test_readme_arguments_table_matches_load_environment(case):
     spec, readme, _ = case
     module = importlib.import_module(spec.module)
