@@ -8,6 +8,7 @@ validation report is compared too, so run it before execution results are record
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -34,7 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     from smolscript_builder.build import build_artifacts
 
     started = time.perf_counter()
-    files = build_artifacts(include_web=not args.program_only)
+    # --check compares with the committed files as validated: their recorded execution result
+    # is part of what they are. A written build starts unverified.
+    report = args.out / "validation_report.json"
+    execution = (json.loads(report.read_text()).get("execution")
+                 if args.check and report.is_file() else None)
+    files = build_artifacts(include_web=not args.program_only, execution=execution)
     elapsed = time.perf_counter() - started
     out: Path = args.out
     existing = (

@@ -28,6 +28,13 @@ def read_files(root: Path) -> dict[str, bytes]:
     }
 
 
+def _refresh_card(data_dir: Path) -> None:
+    from smolscript_builder.validate import refresh_card
+
+    if refresh_card(data_dir):
+        print("README.md: status re-rendered from validation_report.json (checksum updated)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the checks, print one line per check, return the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
@@ -55,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.static_only:
         print("static checks passed (execution not checked: --static-only)")
+        _refresh_card(args.data_dir)
         return 0
     try:
         from smolscript_builder.validate import run_execution_checks
@@ -68,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     report_path.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     status = execution.get("status")
     print(f"execution: {status} ({execution.get('detail', '')})")
+    _refresh_card(args.data_dir)
     return {"passed": 0, "failed": 1}.get(status, 2)
 
 

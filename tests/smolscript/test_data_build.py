@@ -57,14 +57,39 @@ def test_fresh_build_is_byte_identical_to_committed_files(committed, include_web
     """A second run (this process, another hash seed) reproduces every committed byte."""
     from smolscript_builder.build import build_artifacts
 
-    fresh = build_artifacts(include_web=include_web)
-    assert sorted(fresh) == sorted(committed)
     report = json.loads(committed["validation_report.json"])
+    # The execution result is recorded later, by the validator, for these same files.
+    fresh = build_artifacts(include_web=include_web, execution=report["execution"])
+    assert sorted(fresh) == sorted(committed)
     for path, data in fresh.items():
-        if path == "validation_report.json" and report["execution"]["status"] != "unverified":
-            assert json.loads(data)["static"] == report["static"]  # execution added later
-            continue
         assert data == committed[path], path
+
+
+def test_the_card_states_the_validation_report(committed):
+    """The card's status paragraph is rendered from validation_report.json, whatever it says."""
+    from smolscript_builder.card import status_section, with_status
+
+    report = json.loads(committed["validation_report.json"])
+    card = committed["README.md"].decode()
+    assert status_section(report) in card
+    execution = report["execution"]
+    if execution["status"] == "passed":
+        assert "**Status: execution-verified.**" in card and "unverified" not in card
+        assert f"{execution['checks_run']}/{execution['checks_planned']} checks" in card
+    unverified = {**report, "execution": {"status": "unverified"}}
+    assert "**Status: execution-unverified.**" in with_status(card, unverified)
+    failed = {**report, "execution": {"status": "failed", "detail": "stopped at task c-easy-001: "
+                                      "its reference should pass but got wrong_answer"}}
+    text = with_status(card, failed)
+    assert "**Status: execution check failed.**" in text and "c-easy-001" in text
+    assert text.count("**Status:") == 1 and with_status(text, report) == card
+
+
+def test_the_target_model_size_agrees_everywhere(committed):
+    """The seed states SmolScript's target as 25M–350M parameters: card and README agree."""
+    readme = (REPO / "environments" / "smolscript" / "README.md").read_text()
+    for text in (committed["README.md"].decode(), readme):
+        assert "25M–350M" in " ".join(text.split()) and "25M–2B" not in text
 
 
 def test_default_composition_is_exact(committed, include_web):

@@ -238,9 +238,14 @@ def manifest(
 
 
 def build_artifacts(
-    seed: int = SEED, include_web: bool = True, web_generator: WebGenerator | None = None
+    seed: int = SEED,
+    include_web: bool = True,
+    web_generator: WebGenerator | None = None,
+    execution: Mapping[str, Any] | None = None,
 ) -> dict[str, bytes]:
-    """Every file of ``data/smolscript/`` as bytes (deterministic)."""
+    """Every file of ``data/smolscript/`` as bytes (deterministic). ``execution``: a validation
+    report's "execution" section recorded for these same files (the report and the card's
+    status then carry it); default: unverified."""
     built = build_editions(seed, include_web, web_generator)
     files: dict[str, bytes] = {}
     for edition, prefix in EDITION_DIRS.items():
@@ -253,7 +258,7 @@ def build_artifacts(
     files["audit_report.json"] = _json_bytes(
         {"dataset_version": DATASET_VERSION, "editions": audits}
     )
-    report = checks.validation_report(files, include_web)
+    report = checks.validation_report(files, include_web, execution)
     files["validation_report.json"] = _json_bytes(report)
     files["README.md"] = card.render_card(
         built["tasks"]["default"], audits, report, include_web

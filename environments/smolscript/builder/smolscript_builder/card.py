@@ -1,6 +1,8 @@
 """The dataset card (``data/smolscript/README.md``), rendered from the built editions.
 
-Tables are computed from the records, so the card cannot drift from the data.
+Tables are computed from the records, so the card cannot drift from the data; the status
+paragraph is rendered from the validation report (`status_section`), and the validator
+re-renders it (`with_status`) whenever it records an execution result.
 """
 
 from __future__ import annotations
@@ -77,6 +79,52 @@ def family_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return _table(["Modality", "Family", "Category", "Tasks"], body)
 
 
+STATUS_MARK = "**Status:"
+
+
+def status_section(report: Mapping[str, Any]) -> str:
+    """The card's status paragraph, from validation_report.json's "static" and "execution"
+    sections: verified (every reference passed and every negative control and near miss
+    failed, with the counts), failed (where it stopped) or unverified. Pure."""
+    static = report["static"]["status"]
+    execution = report.get("execution") or {}
+    status = execution.get("status", "unverified")
+    if status == "passed":
+        return (
+            f"{STATUS_MARK} execution-verified.** Static validation: {static}. In the isolated "
+            f"scoring service every reference passed and every negative control and near miss "
+            f"failed: {execution.get('checks_run')}/{execution.get('checks_planned')} checks "
+            f"({execution.get('references_executed')} references, "
+            f"{execution.get('negative_controls_executed')} negative controls, "
+            f"{execution.get('near_misses_executed')} near misses; "
+            f"{execution.get('tests_run'):,} hidden-test runs), as recorded in "
+            "`validation_report.json` by `scripts/validate_smolscript.py`."
+        )
+    if status == "failed":
+        return (
+            f"{STATUS_MARK} execution check failed.** Static validation: {static}. "
+            f"{execution.get('detail', '')}; see `validation_report.json` and rerun "
+            "`scripts/validate_smolscript.py`."
+        )
+    return (
+        f"{STATUS_MARK} execution-unverified.** Static validation: {static}. The scoring sandbox "
+        "has not yet\nrun every reference solution and negative control; `validation_report.json` "
+        "records this\nhonestly and only the full validator (`scripts/validate_smolscript.py` "
+        "without\n`--static-only`) can change it."
+    )
+
+
+def with_status(card_text: str, report: Mapping[str, Any]) -> str:
+    """`card_text` with its status paragraph (from STATUS_MARK to the next blank line) replaced
+    by `status_section(report)`. Raises ValueError when the card has no status paragraph."""
+    start = card_text.find(STATUS_MARK)
+    if start < 0:
+        raise ValueError("the card has no status paragraph")
+    end = card_text.find("\n\n", start)
+    end = len(card_text) if end < 0 else end
+    return card_text[:start] + status_section(report) + card_text[end:]
+
+
 def render_card(
     default_tasks: Sequence[Any],
     audits: Mapping[str, Any],
@@ -87,7 +135,6 @@ def render_card(
     rows = [t.public for t in default_tasks]
     trig = audits["default"]["trigram"]
     full_trig = audits["full2000"]["trigram"]
-    static = report["static"]["status"]
     dom_count = sum(1 for r in rows if r["language"] == "javascript" and r["modality"] == "browser")
     web_note = (
         ""
@@ -100,15 +147,12 @@ def render_card(
     return f"""{_FRONT_MATTER}
 # SmolScript
 
-An execution-based benchmark of basic programming for small language models (25M-350M
+An execution-based benchmark of basic programming for small language models (25M–350M
 parameters) in nine languages: Python, JavaScript, HTML, CSS, C++, C, Lua, C# and Rust.
 Dataset edition {_version()}, MIT licence. Every task is an original composition from an
 explicit operation grammar; none is taken from HumanEval, MBPP or MultiPL-E.
 
-**Status: execution-unverified.** Static validation: {static}. The scoring sandbox has not yet
-run every reference solution and negative control; `validation_report.json` records this
-honestly and only the full validator (`scripts/validate_smolscript.py` without
-`--static-only`) can change it.
+{status_section(report)}
 {web_note}
 ## Composition (default edition, {len(rows)} tasks)
 

@@ -11,6 +11,7 @@ marks execution as passed. `scripts/validate_smolscript.py --full` calls `run_fu
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import sys
 import time
@@ -222,6 +223,25 @@ def write_report(report_path: Path, summary: ExecutionSummary) -> None:
         report = json.loads(report_path.read_text(encoding="utf-8"))
     report["execution"] = execution_section(summary)
     report_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def refresh_card(data_dir: Path) -> bool:
+    """Re-render the card's status paragraph (README.md) from validation_report.json and keep
+    checksums.json's entry for the card true; returns whether the card changed."""
+    from smolscript_builder.card import with_status
+
+    data_dir = Path(data_dir)
+    card_path, sums_path = data_dir / "README.md", data_dir / "checksums.json"
+    report = json.loads((data_dir / "validation_report.json").read_text(encoding="utf-8"))
+    old = card_path.read_text(encoding="utf-8")
+    new = with_status(old, report)
+    if new == old:
+        return False
+    card_path.write_text(new, encoding="utf-8")
+    sums = json.loads(sums_path.read_text(encoding="utf-8"))
+    sums["README.md"] = hashlib.sha256(new.encode()).hexdigest()
+    sums_path.write_text(json.dumps(sums, indent=1, sort_keys=True, ensure_ascii=True) + "\n")
+    return True
 
 
 def _progress_printer(stream=sys.stderr) -> Callable[[int, int], None]:
