@@ -192,3 +192,28 @@ def test_a_first_run_prints_nothing_but_the_report(runs, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert "matplotlib" not in done.stdout.lower()
+
+
+@pytest.mark.e2e
+def test_a_real_vf_eval_run_is_reported(local_model_base_url, tmp_path):
+    """vf-eval pico-dsl-v1 against the local model (2 rows), then `smol-envs report` on the
+    folder vf-eval wrote: the header names what vf-eval recorded, the table counts the rows."""
+    import os
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "OPENAI_API_KEY": "EMPTY", "COLUMNS": "200"}
+    run = subprocess.run(
+        ["uv", "run", "vf-eval", "pico-dsl-v1", "-m", "SmolLM2-135M-Instruct", "-b",
+         local_model_base_url, "-k", "OPENAI_API_KEY", "-n", "2", "-r", "1", "-t", "64", "-T", "0",
+         "-s", "-o", str(tmp_path)], cwd=repo, capture_output=True, text=True, env=env,
+        timeout=590)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = subprocess.run(["uv", "run", "smol-envs", "report", str(tmp_path)], cwd=repo,
+                            capture_output=True, text=True, env=env, timeout=300)
+    assert report.returncode == 0 and report.stderr == "", report.stderr
+    out = " ".join(report.stdout.split())
+    [folder] = [p.parent for p in tmp_path.rglob("results.jsonl")]
+    assert f"endpoint {local_model_base_url}" in out and f"run {folder}" in out
+    assert "pico-dsl-v1: SmolLM2-135M-Instruct" in out and "status 2 rollouts" in out
+    assert re.search(r"all │ (\S+ \(\d\) │ )+\d+\.\d \(2\)", out), out

@@ -135,12 +135,14 @@ def _report(args: argparse.Namespace) -> int:
     from smolscript import report
 
     try:
-        summary, _meta = report.summarize_results(args.results, args.edition)
+        summary, meta = report.summarize_results(args.results, args.edition)
     except (report.ReportError, DataError) as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 2
     chart = args.chart or Path(args.results).with_suffix("").as_posix() + "_chart.png"
-    _print_summary(summary, chart, title=Path(args.results).name)
+    model = meta.get("model")  # vf-eval runs name their model; evaluator files do not
+    _print_summary(summary, chart, title=f"{model}, {Path(args.results).name}" if model
+                   else Path(args.results).name)
     return 0
 
 

@@ -307,8 +307,10 @@ def _draw(ax, report: Report, rates: Sequence[Rate]) -> None:
     ax.set_xlabel("win rate vs reference (x100)")
     ax.invert_yaxis()
     o = report.overall
+    model = f"{report.model}: " if report.model else ""
     ax.set_title(
-        f"SmolTalkBench: judged {o.judged}/{report.total}, {o.failed} judge errors excluded"
+        f"SmolTalkBench, {model}judged {o.judged}/{report.total}, {o.failed} judge errors "
+        "excluded", fontsize="medium"
     )
     ax.legend(loc="lower right", fontsize="small")
 
