@@ -83,7 +83,8 @@ def _example_prompts(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(summary: dict, chart: str | Path | None, title: str) -> None:
+def _print_summary(summary: dict, chart: str | Path | None, title: str,
+                   model: str | None = None) -> None:
     from rich.console import Console
 
     from smolscript import report
@@ -96,7 +97,7 @@ def _print_summary(summary: dict, chart: str | Path | None, title: str) -> None:
     if missing:
         console.print(f"[red]{missing}[/red]")
     if chart:
-        console.print(f"chart: {report.bar_chart(summary, chart, title=title)}")
+        console.print(f"chart: {report.bar_chart(summary, chart, model=model)}")
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -142,7 +143,7 @@ def _report(args: argparse.Namespace) -> int:
     chart = args.chart or Path(args.results).with_suffix("").as_posix() + "_chart.png"
     model = meta.get("model")  # vf-eval runs name their model; evaluator files do not
     _print_summary(summary, chart, title=f"{model}, {Path(args.results).name}" if model
-                   else Path(args.results).name)
+                   else Path(args.results).name, model=model)
     return 0
 
 

@@ -95,10 +95,13 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
             "display_name": LANGUAGES[lang].display_name,
             "tasks": len(mine),
             "passed": sum(bool(r["passed"]) for r in mine),
-            "pass_at_1": 100.0 * _mean0([float(bool(r["passed"])) for r in mine]),
-            "syntax_success": 100.0 * _mean0([float(bool(r["syntax_ok"])) for r in mine]),
+            # None (shown n/a) for a language with no scored task: nothing was measured.
+            "pass_at_1": 100.0 * _mean0([float(bool(r["passed"])) for r in mine])
+            if mine else None,
+            "syntax_success": 100.0 * _mean0([float(bool(r["syntax_ok"])) for r in mine])
+            if mine else None,
             "hidden_test_pass_rate": 100.0 * _mean0([float(r["hidden_test_pass_rate"])
-                                                    for r in mine]),
+                                                    for r in mine]) if mine else None,
         }
     scored = [lang for lang in languages if per_language[lang]["tasks"]]
     macro = _mean0([per_language[lang]["pass_at_1"] for lang in scored]) if scored else None
@@ -263,55 +266,59 @@ def summarize_results(path: str | Path, edition: str = "default") -> tuple[dict,
 # --------------------------------------------------------------------------- presenting
 
 
-def render_table(summary: Mapping[str, Any], title: str = "SmolScript") -> Any:
-    """A rich Table of per-language results and the headline metrics."""
-    from rich.table import Table
-
-    table = Table(title=f"{title} ({summary['status']})")
-    for column in ("Language", "Tasks", "Pass@1", "Syntax", "Hidden-test rate"):
-        table.add_column(column, justify="left" if column == "Language" else "right")
-    for lang in summary["languages"]:
-        row = summary["per_language"][lang]
-        table.add_row(row["display_name"], str(row["tasks"]), _fmt(row["pass_at_1"]),
-                      _fmt(row["syntax_success"]), _fmt(row["hidden_test_pass_rate"]))
-    table.add_section()
+def language_table(summary: Mapping[str, Any]) -> Table:
+    """The official table: one row per language (tasks, Pass@1, syntax success, hidden-test
+    rate; n/a where no task was scored), then the headline row (`headline`)."""
+    per = summary["per_language"]
+    rows = [(per[lang]["display_name"], str(per[lang]["tasks"]), _fmt(per[lang]["pass_at_1"]),
+             _fmt(per[lang]["syntax_success"]), _fmt(per[lang]["hidden_test_pass_rate"]))
+            for lang in summary["languages"]]
     name, score = headline(summary)
-    table.add_row(name, str(summary["tasks_scored"]), _fmt(score),
-                  _fmt(summary["syntax_success"]), _fmt(summary["hidden_test_pass_rate"]))
+    rows.append((name, str(summary["tasks_scored"]), _fmt(score), _fmt(summary["syntax_success"]),
+                 _fmt(summary["hidden_test_pass_rate"])))
+    return Table("per-language results (x100)",
+                 ("Language", "Tasks", "Pass@1", "Syntax", "Hidden-test rate"), tuple(rows))
+
+
+def render_table(summary: Mapping[str, Any], title: str = "SmolScript") -> Any:
+    """A rich Table of `language_table(summary)` and micro_accuracy."""
+    from rich.table import Table as RichTable
+
+    official = language_table(summary)
+    table = RichTable(title=f"{title} ({summary['status']})")
+    for column in official.columns:
+        table.add_column(column, justify="left" if column == "Language" else "right")
+    for row in official.rows[:-1]:
+        table.add_row(*row)
+    table.add_section()
+    table.add_row(*official.rows[-1])
     table.add_row("micro_accuracy", "", _fmt(summary["micro_accuracy"]), "", "")
     return table
 
 
-def bar_chart(summary: Mapping[str, Any], path: str | Path, title: str = "SmolScript") -> Path:
-    """Write a PNG bar chart of per-language Pass@1 and syntax success; returns the path."""
+def language_bars(summary: Mapping[str, Any]) -> Bars:
+    """Per-language Pass@1 and syntax success as one bar chart (titled with the headline)."""
+    langs = summary["languages"]
+    per = summary["per_language"]
+    name, score = headline(summary)
+    return Bars(f"Pass@1 and syntax success by language; {name} {_fmt(score)}",
+                tuple(per[lang]["display_name"] for lang in langs),
+                (("Pass@1", tuple(per[lang]["pass_at_1"] for lang in langs)),
+                 ("syntax success", tuple(per[lang]["syntax_success"] for lang in langs))),
+                "% of tasks")
+
+
+def bar_chart(summary: Mapping[str, Any], path: str | Path, model: str | None = None) -> Path:
+    """Write a PNG bar chart of per-language Pass@1 and syntax success, every bar labelled,
+    naming `model` when known; returns the path."""
+    from smol_envs_core.report_charts import draw
+
     path = Path(path)
     with figure(path, (9, 4.5), dpi=100) as ax:
-        _draw(ax, summary, title)
+        draw(ax, language_bars(summary), model)
     return path
 
 
-def _draw(ax, summary: Mapping[str, Any], title: str) -> None:
-    langs = summary["languages"]
-    names = [summary["per_language"][lang]["display_name"] for lang in langs]
-    passes = [summary["per_language"][lang]["pass_at_1"] for lang in langs]
-    syntax = [summary["per_language"][lang]["syntax_success"] for lang in langs]
-    xs = range(len(langs))
-    bars = ax.bar([x - 0.2 for x in xs], passes, width=0.4, label="Pass@1")
-    ax.bar_label(bars, fmt="%.1f", fontsize=8)
-    ax.bar([x + 0.2 for x in xs], syntax, width=0.4, label="Syntax success", alpha=0.6)
-    ax.set_xticks(list(xs), names)
-    ax.set_ylim(0, 110)
-    ax.set_yticks(range(0, 101, 20))
-    ax.set_ylabel("% of tasks")
-    score = summary["smolscript_score"]
-    if score is not None:
-        label = f"SmolScript Score {score:.1f}"
-    elif summary["filtered_macro_score"] is not None:
-        label = f"filtered_macro_score {summary['filtered_macro_score']:.1f} (not official)"
-    else:
-        label = summary["status"]
-    ax.set_title(f"{title}: {label}")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
 
 
 # --------------------------------------------------------------------------- smol-envs report
@@ -332,21 +339,9 @@ def report_hook(results: Any) -> EnvReport:
     chart of a vf-eval run (a `smol_envs_core.results.Results`), as `summarize_results` gives it
     (dataset hash checked, missing metrics refused). Raises ReportError or DataError."""
     summary, _meta = summarize_results(results.path)
-    langs = summary["languages"]
-    per = summary["per_language"]
-    rows = [(per[lang]["display_name"], str(per[lang]["tasks"]), _fmt(per[lang]["pass_at_1"]),
-             _fmt(per[lang]["syntax_success"]), _fmt(per[lang]["hidden_test_pass_rate"]))
-            for lang in langs]
     name, score = headline(summary)
-    rows.append((name, str(summary["tasks_scored"]), _fmt(score), _fmt(summary["syntax_success"]),
-                 _fmt(summary["hidden_test_pass_rate"])))
-    table = Table("per-language results (x100)",
-                  ("language", "tasks", "Pass@1", "syntax", "hidden-test rate"), tuple(rows))
-    names = tuple(per[lang]["display_name"] for lang in langs)
-    chart = Bars("Pass@1 and syntax success by language", names,
-                 (("Pass@1", tuple(per[lang]["pass_at_1"] for lang in langs)),
-                  ("syntax success", tuple(per[lang]["syntax_success"] for lang in langs))),
-                 "% of tasks")
+    table = language_table(summary)
+    chart = language_bars(summary)
     sha = summary["dataset_sha256"]
     notes = [line for line in (missing_line(summary),) if line]
     if summary["infra_errors"]:

@@ -14,12 +14,12 @@ from .runreport import Bars
 _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
 
 
-def chart_title(bars: Bars, model: str) -> str:
-    """The chart's title: its own title and the model it measures."""
-    return f"{bars.title}\nmodel: {model}"
+def chart_title(bars: Bars, model: str | None) -> str:
+    """The chart's title: its own title and the model it measures (when known)."""
+    return f"{bars.title}\nmodel: {model}" if model else bars.title
 
 
-def draw(ax: Any, bars: Bars, model: str) -> None:
+def draw(ax: Any, bars: Bars, model: str | None) -> None:
     """Draw grouped vertical bars on `ax`: one group per label, one bar per series, each bar
     labelled with its value (one decimal) or n/a."""
     count = max(len(bars.series), 1)
