@@ -124,3 +124,16 @@ def test_results_of_another_dataset_build_are_refused(tmp_path):
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
     summary, _meta = summarize_results(tmp_path)
     assert summary["tasks_scored"] == 1 and summary["tasks_missing"] == 349
+
+
+def test_the_cli_refuses_another_environments_run_in_one_line(tmp_path, capsys):
+    from smolscript import cli
+
+    row = {"info": {"id": "x"}, "metrics": {"win_prob": 1.0}}
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "metadata.json").write_text(json.dumps({"env_id": "smoltalkbench"}))
+    assert cli.main(["report", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (f"smolscript: {tmp_path} is a smoltalkbench run, not smolscript: "
+                            f"report it with `smol-envs report {tmp_path}`\n")
+    assert captured.out == ""

@@ -172,3 +172,19 @@ def test_the_report_header_warns_for_a_smollm_run():
     other = Console(record=True, width=200)
     other.print(report.render(report.summarize([sample(0.5)], model="Qwen2.5-0.5B")))
     assert "inflated" not in other.export_text()
+
+
+def test_another_environments_run_is_one_line_and_exit_2(tmp_path, capsys):
+    write_results(tmp_path / "results.jsonl", [result_row(1.0)])
+    (tmp_path / "metadata.json").write_text(json.dumps({"env_id": "pico-dsl-v1"}))
+    assert cli.main([str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (f"smoltalkbench-report: error: {tmp_path} is a pico-dsl-v1 run, not "
+                            f"smoltalkbench: report it with `smol-envs report {tmp_path}`\n")
+    assert captured.out == "" and not (tmp_path / "smoltalkbench_report.png").exists()
+    (tmp_path / "metadata.json").unlink()
+    write_results(tmp_path / "results.jsonl", [{"reward": 1.0, "info": {}}])  # no metadata
+    assert cli.main([str(tmp_path)]) == 2
+    assert "results line 1: metric 'judge_error' missing" in capsys.readouterr().err
+    with pytest.raises(DataError):
+        cli.main([str(tmp_path), "--debug"])
