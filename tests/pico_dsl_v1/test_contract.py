@@ -48,10 +48,3 @@ def test_slice_and_level_tables(readme: str) -> None:
     for level, spec in LEVEL_SPECS.items():
         low, high = spec.source_length
         assert f"| `{level}` | {low}-{high} |" in readme
-
-
-def test_vf_eval_reads_the_eval_defaults() -> None:
-    from verifiers.legacy.scripts.eval import get_env_eval_defaults
-
-    project = tomllib.loads((PACKAGE / "pyproject.toml").read_text())
-    assert get_env_eval_defaults("pico-dsl-v1") == project["tool"]["verifiers"]["eval"]
