@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import tomllib
 
 import pytest
 from pico_dsl_v1 import load_environment
