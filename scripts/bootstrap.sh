@@ -5,6 +5,11 @@
 # Idempotent: a second run installs nothing new.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+  "" | --with-toolchains) ;;
+  -h | --help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "bootstrap: unknown option '$1' (see --help)" >&2; exit 2 ;;
+esac
 
 export UV_PYTHON_DOWNLOADS=never
 # llama-cpp-python builds from source (about 4-5 minutes on 2 cores, cached by uv afterwards)

@@ -21,7 +21,7 @@ def _serve_module():
 
 
 def _model_port() -> int:
-    return int(os.environ.get("SMOL_ENVS_MODEL_PORT", _serve_module().DEFAULT_PORT))
+    return _serve_module().default_port()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -104,3 +104,12 @@ def test_every_environment_stops_on_a_dead_model_endpoint():
     for name, run in runs.items():
         assert run.returncode == 1, (name, run.stderr[-2000:])
         assert FAILURE_LINE.findall(run.stderr) == [str(port)], (name, run.stderr[-2000:])
+
+
+@pytest.mark.parametrize("script", ["quickstart.sh", "bootstrap.sh"])
+def test_the_scripts_answer_help_and_refuse_a_bad_argument_before_installing(script):
+    shown = _run(f"bash scripts/{script} --help", timeout=60)
+    assert shown.returncode == 0 and f"bash scripts/{script}" in shown.stdout
+    refused = _run(f"bash scripts/{script} --hlep", timeout=60)
+    assert refused.returncode == 2 and "--help" in refused.stderr
+    assert "==" not in refused.stdout  # nothing installed, no server started

@@ -113,7 +113,21 @@ def test_a_recycled_pid_is_never_taken_for_ours(tmp_path):
 
 def test_serve_status_exits_1_when_stopped(tmp_path):
     env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path))
+    port = free_port()
     done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status", "--port",
-                           str(free_port())], capture_output=True, text=True, env=env,
+                           str(port)], capture_output=True, text=True, env=env,
                           timeout=60, check=False)
-    assert done.returncode == 1 and done.stdout.strip() == "stopped"
+    assert done.returncode == 1
+    assert done.stdout.strip() == f"stopped (no server of ours on port {port})"
+
+
+def test_serve_reads_its_port_from_smol_envs_model_port(tmp_path):
+    port = free_port()
+    env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path), SMOL_ENVS_MODEL_PORT=str(port))
+    done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status"],
+                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 1 and done.stdout.strip().endswith(f"on port {port})")
+    env["SMOL_ENVS_MODEL_PORT"] = "eighty"
+    done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status"],
+                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode != 0 and "SMOL_ENVS_MODEL_PORT must be a port number" in done.stderr

@@ -271,6 +271,20 @@ def first_completion(host: str, port: int, timeout_s: float) -> str:
         return json.load(reply)["choices"][0]["text"]
 
 
+def default_port() -> int:
+    """The port commands use without `--port`: $SMOL_ENVS_MODEL_PORT, else 8765.
+
+    Raises ValueError when the variable is set to a non-integer.
+    """
+    value = os.environ.get("SMOL_ENVS_MODEL_PORT", "")
+    if not value:
+        return DEFAULT_PORT
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"SMOL_ENVS_MODEL_PORT must be a port number, got {value!r}") from None
+
+
 def stop(port: int = DEFAULT_PORT) -> bool:
     """Stop our server on `port` if it runs; return True when one was stopped."""
     return procman.stop(state_dir(port))
@@ -280,7 +294,7 @@ def status(port: int = DEFAULT_PORT) -> str:
     """Describe whether our server on `port` runs and answers."""
     record = procman.running(state_dir(port))
     if record is None:
-        return "stopped"
+        return f"stopped (no server of ours on port {port})"
     models = models_answer(record.host, record.port)
     where = base_url(record.host, record.port)
     return f"running at {where} (models: {models})" if models else f"starting at {where}"
@@ -288,6 +302,11 @@ def status(port: int = DEFAULT_PORT) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry (`smol-envs-serve`); returns the exit code."""
+    try:
+        port = default_port()
+    except ValueError as exc:
+        print(f"smol-envs-serve: error: {exc}", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -296,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="start: background server, ready after one real completion; "
                              "status: exit 1 unless ours runs; stop: stop ours")
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port")
+    parser.add_argument("--port", type=int, default=port,
+                        help="TCP port ($SMOL_ENVS_MODEL_PORT when set)")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
                         help="llama.cpp CPU threads")
     args = parser.parse_args(argv)
