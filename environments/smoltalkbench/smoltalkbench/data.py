@@ -60,7 +60,8 @@ def load_rows(dataset: str, config: str = "gold", split: str = "test", data_file
             raise DataError(
                 f"could not load {dataset!r} (config {config!r}, split {split!r}) from the "
                 f"Hugging Face Hub: {type(exc).__name__}: {exc}. Without the Hub, pass "
-                "dataset='fixture' (the packaged 12-row offline fixture) or a local .parquet/.jsonl path"
+                "dataset='fixture' (the packaged 12-row offline fixture) or a local "
+                ".parquet/.jsonl path"
             ) from exc
     validate(
         rows.column_names,
