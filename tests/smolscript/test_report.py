@@ -137,3 +137,13 @@ def test_the_cli_refuses_another_environments_run_in_one_line(tmp_path, capsys):
     assert captured.err == (f"smolscript: {tmp_path} is a smoltalkbench run, not smolscript: "
                             f"report it with `smol-envs report {tmp_path}`\n")
     assert captured.out == ""
+
+
+def test_the_default_chart_goes_inside_a_run_folder_never_beside_it(tmp_path):
+    from smolscript.cli import default_chart_path
+
+    run = tmp_path / "evals" / "smolscript--m" / "abc123"
+    run.mkdir(parents=True)
+    (run / "results.jsonl").write_text("")
+    assert default_chart_path(run) == run / "smolscript_chart.png"
+    assert default_chart_path(run / "results.jsonl") == run / "results_chart.png"

@@ -57,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "refused (exit 2).")
     rp.add_argument("results", help="results.json, or a vf-eval results.jsonl / folder")
     rp.add_argument("--chart", default=None,
-                    help="bar chart PNG path; default: RESULTS_chart.png beside the results")
+                    help="bar chart PNG path; default: RUN/smolscript_chart.png inside a run "
+                         "folder, NAME_chart.png beside a results file")
     rp.add_argument("--edition", choices=editions, default="default",
                     help="edition of a vf-eval run that recorded none (to tell complete from "
                          "partial runs)")
@@ -132,6 +133,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def default_chart_path(results: Path) -> Path:
+    """Where `report` writes its chart without `--chart`: inside a run folder
+    (`RUN/smolscript_chart.png`), else beside a results file (`NAME_chart.png`), so that a
+    glob over run folders never picks the chart up as a run."""
+    if results.is_dir():
+        return results / "smolscript_chart.png"
+    return results.with_name(results.stem + "_chart.png")
+
+
 def _report(args: argparse.Namespace) -> int:
     from smolscript import report
 
@@ -140,7 +150,7 @@ def _report(args: argparse.Namespace) -> int:
     except (report.ReportError, DataError) as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 2
-    chart = args.chart or Path(args.results).with_suffix("").as_posix() + "_chart.png"
+    chart = args.chart or default_chart_path(Path(args.results))
     model = meta.get("model")  # vf-eval runs name their model; evaluator files do not
     _print_summary(summary, chart, title=f"{model}, {Path(args.results).name}" if model
                    else Path(args.results).name, model=model)
