@@ -64,9 +64,11 @@ def test_image_holds_only_the_service_and_toolchains():
         "mods = [m for m in ('smolscript', 'smolscript_builder', 'verifiers')"
         " if u.find_spec(m)]\n"
         "names = {'smolscript.jsonl', 'solutions.jsonl', 'hidden.jsonl', 'private_tests',"
-        " 'references', 'selection_manifest.json', 'smolscript_builder'}\n"
+        " 'selection_manifest.json', 'validation_report.json', 'smolscript_builder',"
+        " 'smolscript'}\n"
         "hits = [os.path.join(b, n) for root in ('/opt', '/usr/local', '/srv', '/home', '/tmp',"
         " '/root', '/var') for b, ds, fs in os.walk(root) for n in ds + fs if n in names]\n"
+        "hits.remove('/opt/smolscript')\n"  # the service's virtual environment
         "import smolscript_sandbox\n"
         "print(json.dumps({'mods': mods, 'hits': hits}))\n"
     )
