@@ -12,7 +12,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from smolscript import data
+from smolscript.errors import EvaluationError
+from smolscript.evaluate import evaluate_predictions
 from smolscript_builder.validate import EXIT_PASSED, run_full
+from smolscript_sandbox.client import SandboxClient
 
 from tests.smolscript._targets import CONTAINER_PORT, IMAGE, docker_or_skip
 
@@ -109,3 +113,33 @@ def test_default_edition_full_validation_in_container(container_target, tmp_path
     assert execution["by_role"]["reference"] == 350
     assert execution["checks_run"] == execution["checks_planned"]
     assert execution["service"]["fingerprint"] == container_target.health["fingerprint"]
+
+
+def test_resume_refuses_another_scorer(host_target, container_target, tmp_path):
+    """A run started on the host service cannot be resumed through the container (and the
+    container's run records its image id as the scorer)."""
+    refs = data.load_references("default")
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"id": i, "code": r["reference_solution"]}) + "\n"
+                             for i, r in refs.items()))
+    out = tmp_path / "results.json"
+
+    def stop_after_two(done, _total):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    def run(url, **kw):
+        return evaluate_predictions(preds, out, client_factory=lambda: SandboxClient(url),
+                                    languages=["python"], difficulties=["easy"], **kw)
+
+    with pytest.raises(KeyboardInterrupt):
+        run(host_target.url, progress=stop_after_two)
+    partial = json.loads(out.read_text())
+    assert partial["run"]["settings"]["scorer"] == host_target.health["fingerprint"]
+    with pytest.raises(EvaluationError, match="scorer"):
+        run(container_target.url, resume=True)
+    out.unlink()
+    doc = run(container_target.url)
+    assert doc["status"] == "complete"
+    assert doc["run"]["settings"]["scorer"] == container_target.health["fingerprint"]
+    assert all(r["passed"] for r in doc["results"].values())

@@ -74,3 +74,30 @@ def test_compose_file_holds_the_container_policy():
     assert any(o.startswith("seccomp=") for o in service["security_opt"])
     for key in ("SMOLSCRIPT_SANDBOX_SLOTS", "SMOLSCRIPT_SANDBOX_BROWSER_SLOTS"):
         assert service["environment"][key] == create["environment"][key]
+
+
+def test_seccomp_profile_adds_only_the_namespace_calls():
+    """The committed profile: deny by default, bubblewrap's namespace calls allowed, Docker's
+    refused calls still refused, and identical to what its generator writes from the table."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(DEPLOY.parent / "scripts"))
+    from make_sandbox_seccomp import (
+        DEFAULT_OUT,
+        DEFAULT_TABLE,
+        DENIED,
+        NAMESPACE_CALLS,
+        build_profile,
+        syscall_names,
+    )
+
+    profile = json.loads(DEFAULT_OUT.read_text())
+    assert profile["defaultAction"] == "SCMP_ACT_ERRNO"
+    allowed = set(profile["syscalls"][0]["names"])
+    assert set(NAMESPACE_CALLS) <= allowed
+    assert not allowed & DENIED
+    assert {"read", "write", "execve", "clone3", "rseq", "openat"} <= allowed
+    assert "Added to Docker's default" in profile["comment"]
+    if DEFAULT_TABLE.exists():  # linux-libc-dev: the same table gives the same profile
+        assert build_profile(syscall_names(DEFAULT_TABLE.read_text())) == profile
