@@ -144,9 +144,9 @@ def start_container(
     its log tail is in the message).
     """
     url = f"http://127.0.0.1:{host_port}"
+    client = docker_client()
     if _healthy(url):
         raise SandboxInfraError(f"something already answers at {url}; choose another port")
-    client = docker_client()
     resolved = image_id(client, image)
     create, host = container_config(resolved, host_port, slots, limits)
     host_config = client.api.create_host_config(**host)
