@@ -4,8 +4,8 @@
 #   bash scripts/dockerd.sh start     start dockerd in the background, wait for `docker info`
 #   bash scripts/dockerd.sh stop      stop the dockerd this script started, and its containers
 #   bash scripts/dockerd.sh env       print `export DOCKER_HOST=...` for this engine
-# The engine runs with --iptables=false --bridge=none: Docker otherwise leaves the docker0
-# bridge, its iptables chains, FORWARD=DROP and ip_forward=1 behind on the host after it stops.
+# The engine runs with --iptables=false --ip-forward=false --bridge=none: Docker otherwise leaves
+# the docker0 bridge, its iptables chains, FORWARD=DROP and ip_forward=1 behind on the host.
 # Containers then get either no network or the host's (builds use --network host); the scoring
 # service container publishes nothing and is started with the host network namespace on a
 # loopback port (see container.py). PID 1 is not systemd here, so dockerd is started by hand.
@@ -43,7 +43,7 @@ case "${1:-}" in
     mkdir -p "$ROOT/data" "$ROOT/exec"
     # setsid: its own session, so that a CI job's signals reach it only through `stop`.
     setsid dockerd --data-root "$ROOT/data" --exec-root "$ROOT/exec" --pidfile "$PIDFILE" \
-      --host "$DOCKER_HOST" --iptables=false --ip-masq=false --bridge=none \
+      --host "$DOCKER_HOST" --iptables=false --ip-masq=false --ip-forward=false --bridge=none \
       --storage-driver overlay2 >"$LOG" 2>&1 < /dev/null &
     for _ in $(seq 1 120); do
       if docker info >/dev/null 2>&1; then
