@@ -55,6 +55,7 @@ def evaluate(url, preds, out, concurrency, **kw):
 
 def test_references_score_100(service_url, predictions, tmp_path):
     doc = evaluate(service_url, predictions["reference_solution"], tmp_path / "refs.json", 16)
+    assert doc["run"]["settings"]["scorer"] == ensure_service(service_url)["fingerprint"]
     summary = doc["summary"]
     assert doc["status"] == "complete" and summary["tasks_scored"] == 35
     assert summary["languages"] == list(data.LANGUAGE_ORDER)

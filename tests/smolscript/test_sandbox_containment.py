@@ -1,7 +1,9 @@
 """Containment of hostile programs by the real scoring service (bwrap, uid drop, prlimit).
 
 Each case runs a complete stdin/stdout program (no harness) through the HTTP API and checks its
-status, that the service still serves, and that no zombie or slot process remains.
+status, that the service still serves, and that no zombie or slot process remains. The whole
+suite runs twice: against the host service and against the service's container image
+(`target` fixture, tests/smolscript/conftest.py), with the same expected verdicts.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from pathlib import Path
 
 import pytest
 from smolscript_sandbox.client import SandboxClient
-from smolscript_sandbox.reaper import list_processes
 from smolscript_sandbox.runtimes import RUNTIMES
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+
+from tests.smolscript._targets import Target
 
 pytestmark = pytest.mark.integration
 
@@ -124,26 +126,11 @@ async def _wait_for_file_with(state_dir: Path, needle: str, within_s: float = 60
     raise AssertionError(f"no slot file under {state_dir} holds the holder's secret")
 
 
-@pytest.fixture(scope="module")
-def service() -> dict:
-    """The real service (started if needed); its health record."""
-    return ensure_service()
-
-
-def strays(health: dict) -> tuple[list, list]:
-    """(zombie children of the service, live processes of program slot uids)."""
-    uids = set(health["slot_uids"])
-    procs = list_processes()
-    zombies = [p for p in procs if p[1] == health["pid"] and p[2] == "Z"]
-    live = [p for p in procs if p[3] in uids and p[2] != "Z"]
-    return zombies, live
-
-
-async def wait_clean(health: dict, within_s: float = 3.0) -> tuple[list, list]:
+async def wait_clean(target: Target, within_s: float = 3.0) -> tuple[list, list]:
     """Poll until no stray remains (the service reaps orphans every second)."""
     deadline = time.monotonic() + within_s
     while True:
-        found = strays(health)
+        found = target.strays()
         if not any(found) or time.monotonic() > deadline:
             return found
         await asyncio.sleep(0.2)
@@ -152,8 +139,8 @@ async def wait_clean(health: dict, within_s: float = 3.0) -> tuple[list, list]:
 @pytest.mark.parametrize(
     ("name", "language", "source", "status", "check"), CASES, ids=[c[0] for c in CASES]
 )
-async def test_hostile_program_is_contained(service, name, language, source, status, check):
-    async with SandboxClient(TEST_URL, max_concurrency=2) as client:
+async def test_hostile_program_is_contained(target, name, language, source, status, check):
+    async with SandboxClient(target.url, max_concurrency=2) as client:
         result = await run(client, language, source)
         assert result["status"] == "ok", result  # compiled and ran (the test carries the verdict)
         test = result["tests"][0]
@@ -164,10 +151,10 @@ async def test_hostile_program_is_contained(service, name, language, source, sta
             assert test["time_s"] < 6.0, test  # 3 s CPU + 1 s wall allowance, plus start-up
         health = await client.health()
         assert health["status"] == "ok"
-    assert await wait_clean(service) == ([], [])
+    assert await wait_clean(target) == ([], [])
 
 
-async def test_connect_to_host_listener_is_refused(service):
+async def test_connect_to_host_listener_is_refused(target):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
@@ -188,7 +175,7 @@ async def test_connect_to_host_listener_is_refused(service):
         f"s = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
         "s.sendall(b'hello')\nprint('connected')\n"
     )
-    async with SandboxClient(TEST_URL) as client:
+    async with SandboxClient(target.url) as client:
         result = await run(client, "python", source)
     thread.join()
     listener.close()
@@ -196,10 +183,10 @@ async def test_connect_to_host_listener_is_refused(service):
     assert test["status"] == "runtime_error", test
     assert "connected" not in test["stdout"]
     assert accepted == []
-    assert await wait_clean(service) == ([], [])
+    assert await wait_clean(target) == ([], [])
 
 
-async def test_job_cannot_see_another_jobs_folder(service):
+async def test_job_cannot_see_another_jobs_folder(target):
     """Job A keeps a secret in its folder while job B (another slot) searches every path.
 
     Event-based: B is sent only once A's file holds the secret on the host (the service's slot
@@ -207,7 +194,7 @@ async def test_job_cannot_see_another_jobs_folder(service):
     token = os.urandom(4).hex()
     # 3.5 s: inside the 4 s wall limit of a test run, long enough to outlast the seeker.
     holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(3.5)\n"
-    roots = ["/tmp", "/job", "/proc", service["state_dir"], "/var", "/root"]
+    roots = ["/tmp", "/job", "/proc", target.health["state_dir"], "/var", "/root"]
     seeker = (  # builds the secret at run time, so its own source never contains it
         "import json, os\n"
         f"needle = 's3cr3t-' + {token!r}\n"
@@ -217,6 +204,13 @@ async def test_job_cannot_see_another_jobs_folder(service):
         "        for name in files:\n"
         "            path = os.path.join(base, name)\n"
         "            try:\n"
+        # /proc/*/fd links to the seeker's own pipes would block a read (in the container the
+        # job's uid may open them): skip pipes and sockets, follow every file link.
+        "                if os.readlink(path).startswith(('pipe:', 'socket:', 'anon_inode:')):\n"
+        "                    continue\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "            try:\n"
         "                with open(path, errors='replace') as fh:\n"
         "                    if needle in fh.read(1 << 20):\n"
         "                        found.append(path)\n"
@@ -224,13 +218,13 @@ async def test_job_cannot_see_another_jobs_folder(service):
         "                pass\n"
         "print(json.dumps(found))\n"
     )
-    async with SandboxClient(TEST_URL) as client:
+    async with SandboxClient(target.url) as client:
         hold = asyncio.create_task(run(client, "python", holder))
-        await _wait_for_file_with(Path(service["state_dir"]), f"s3cr3t-{token}")
+        await _wait_for_file_with(target.host_state_dir, f"s3cr3t-{token}")
         seek = await run(client, "python", seeker)
         assert not hold.done(), "the holder ended before the seeker searched: no overlap"
         held = await hold
     assert held["tests"][0]["status"] == "ok", held
     assert seek["tests"][0]["status"] == "ok", seek
     assert json.loads(seek["tests"][0]["stdout"]) == []
-    assert await wait_clean(service) == ([], [])
+    assert await wait_clean(target) == ([], [])

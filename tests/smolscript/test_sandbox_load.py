@@ -2,7 +2,8 @@
 
 224 program jobs (seven languages) and 32 browser jobs (HTML, CSS, DOM) run at once. Every job
 must come back (none lost, none infra_error) with the right result for its own inputs, so that
-a mix-up between concurrent jobs or slots would fail the test.
+a mix-up between concurrent jobs or slots would fail the test. Runs against the host service
+and against the service container (`target` fixture).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from smolscript.web import score_browser_result
 from smolscript_builder.web import generate_web_tasks
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.schema import BrowserJob, ProgramJob
-from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
 
@@ -69,12 +69,12 @@ def browser_jobs() -> list[tuple[BrowserJob, dict]]:
     return [(build_browser_job(t, t["reference_solution"]), t) for t in picked]
 
 
-async def test_256_concurrent_mixed_language_jobs():
-    health = ensure_service()
+async def test_256_concurrent_mixed_language_jobs(target):
+    health = target.health
     programs = [job_for(i) for i in range(JOBS - BROWSER_JOBS)]
     pages = browser_jobs()
     start = time.monotonic()
-    async with SandboxClient(TEST_URL, max_concurrency=JOBS) as client:
+    async with SandboxClient(target.url, max_concurrency=JOBS) as client:
         results = await asyncio.gather(
             *(client.run_program_job(job) for job, _ in programs),
             *(client.run_browser_job(job) for job, _ in pages),
@@ -93,7 +93,8 @@ async def test_256_concurrent_mixed_language_jobs():
         assert score_browser_result(result, task["hidden_tests"])["passed"], result
     tests = 2 * len(programs)
     print(
-        f"\nload: {JOBS} jobs ({len(programs)} program / {tests} tests, {len(pages)} browser) "
+        f"\nload ({target.name}): {JOBS} jobs ({len(programs)} program / {tests} tests, "
+        f"{len(pages)} browser) "
         f"in {wall:.1f} s on {health['slots']} slots + {health['browser_slots']} browsers "
         f"({JOBS / wall:.1f} jobs/s)"
     )

@@ -4,8 +4,9 @@
 block), runs it through the scoring service and writes a results file that keeps per-test
 outputs and verdicts. Runs are resumable and safe:
 
-- an existing output requires `resume=True`; its settings, dataset hash, runner hash and
-  selected ids must match, and the tasks already scored are skipped;
+- an existing output requires `resume=True`; its settings, dataset hash, runner hash, scorer
+  (the service's fingerprint: its container image id) and selected ids must match, and the
+  tasks already scored are skipped;
 - completed tasks are checkpointed atomically (write to a temporary file, then rename);
 - one process per output path (a file lock beside it);
 - an infrastructure error stops the run (exit status 3): the checkpoint keeps what was scored,
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock, Timeout
+from smol_envs_core.errors import InfrastructureError
 
 from smolscript import data, report
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_prediction
@@ -103,6 +105,25 @@ class Run:
 
     def identity(self) -> dict:
         return {**self.settings, "selected_ids": self.selected_ids}
+
+
+def scorer_fingerprint(client_factory: Callable[[], Any]) -> str | None:
+    """The scoring service's fingerprint from its health record: `image:sha256:<image id>`
+    for the service's container image, `host:<hash of the toolchains>` for a host service
+    (one fingerprint for several replicas, which must agree); None for a client without
+    `health()`. Part of a run's identity, so that a resume never mixes scorers.
+
+    Raises InfraStop when the service does not answer.
+    """
+    async def ask() -> str | None:
+        async with client_factory() as client:
+            health = getattr(client, "health", None)
+            return None if health is None else (await health()).get("fingerprint")
+
+    try:
+        return asyncio.run(ask())
+    except InfrastructureError as exc:
+        raise InfraStop(f"the scoring service does not answer: {exc}") from exc
 
 
 def _load_for_resume(output: Path, run: Run) -> dict[str, dict]:
@@ -204,6 +225,7 @@ def evaluate_predictions(
     run = Run(settings={"edition": edition, "languages": langs, "difficulties": diffs,
                         "assembly": ASSEMBLY_VERSION, "dataset_sha256": data.dataset_hash(edition),
                         "runner_sha256": runner_hash(), "mode": "predictions",
+                        "scorer": scorer_fingerprint(client_factory),
                         "predictions_sha256": hashlib.sha256(
                             Path(predictions_path).read_bytes()).hexdigest()},
               selected_ids=[t["id"] for t in tasks])

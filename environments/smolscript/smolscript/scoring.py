@@ -177,7 +177,8 @@ async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: s
 
 
 def resolve_service_url(url: str | None = None, start: bool = True) -> str:
-    """The scoring service to use: `url` as given, else the local one (reused or started).
+    """The scoring service to use: `url` as given (one URL or several, comma-separated), else
+    the local one (reused or started).
 
     Without `url`: $SMOLSCRIPT_SANDBOX_URL / the default address is reused when its /health
     answers; otherwise, when `start` is true, the local service is started (`python -m
@@ -190,6 +191,8 @@ def resolve_service_url(url: str | None = None, start: bool = True) -> str:
     from smolscript_sandbox.client import default_url
 
     base = default_url()
+    if "," in base:  # several replicas: the client health-checks and spreads over them
+        return base
     try:
         if httpx.get(f"{base}/health", timeout=3.0).status_code == 200:
             return base

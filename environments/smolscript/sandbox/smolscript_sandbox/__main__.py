@@ -26,9 +26,29 @@ def _parser() -> argparse.ArgumentParser:
         "--container",
         metavar="IMAGE",
         default=None,
-        help="start: run the service in this container image through the Docker SDK",
+        nargs="?",
+        const="smolscript-sandbox:0.1.0",
+        help="start/stop: the service in this container image (default smolscript-sandbox:0.1.0) "
+        "through the Docker SDK, on 127.0.0.1:PORT",
     )
     return parser
+
+
+def _container_command(command: str, image: str, config: ServiceConfig) -> int:
+    """start: run the image on 127.0.0.1:PORT and wait for /health; stop: remove it."""
+    from smolscript_sandbox import container
+
+    try:
+        if command == "stop":
+            name = f"smolscript-sandbox-{config.port}"
+            print("stopped" if container.stop_container(name) else "not running")
+            return 0
+        started = container.start_container(image, config.port, slots=config.slots)
+    except SandboxInfraError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"{started.url}  container={started.name} image={started.image_id}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,16 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from smolscript_sandbox import control
 
-    if args.command == "start" and args.container:
-        from smolscript_sandbox.container import start_container
-
-        try:
-            url = start_container(args.container, config.port, slots=config.slots)
-        except SandboxInfraError as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        print(url)
-        return 0
+    if args.container and args.command in ("start", "stop"):
+        return _container_command(args.command, args.container, config)
     if args.command == "start":
         try:
             info = control.start(config)

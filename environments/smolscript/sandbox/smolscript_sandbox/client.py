@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,11 +26,50 @@ from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, Prog
 
 DEFAULT_URL = "http://127.0.0.1:8790"
 URL_ENV = "SMOLSCRIPT_SANDBOX_URL"
+RECHECK_S = 5.0  # a replica found down is health-checked again after this many seconds
 
 
 def default_url() -> str:
-    """The service URL: $SMOLSCRIPT_SANDBOX_URL, else http://127.0.0.1:8790."""
+    """The service URL(s): $SMOLSCRIPT_SANDBOX_URL (comma-separated for several replicas),
+    else http://127.0.0.1:8790."""
     return os.environ.get(URL_ENV, DEFAULT_URL).rstrip("/")
+
+
+def split_urls(base_url: str | Sequence[str]) -> list[str]:
+    """The replica URLs of `base_url` ("http://a:1,http://b:2" or a list), without trailing
+    slashes and duplicates; raises ValueError when none is given."""
+    parts = base_url.split(",") if isinstance(base_url, str) else list(base_url)
+    urls = list(dict.fromkeys(p.strip().rstrip("/") for p in parts if p and p.strip()))
+    if not urls:
+        raise ValueError(f"no service URL in {base_url!r}")
+    return urls
+
+
+class _Replicas:
+    """Process-wide view of every replica URL: jobs in flight and when it was found down.
+
+    Shared by all clients of the process (the verifiers environment opens one client per
+    rollout), so that least-busy-first holds across them.
+    """
+
+    def __init__(self) -> None:
+        self.in_flight: dict[str, int] = {}
+        self.down_since: dict[str, float] = {}
+
+    def pick(self, urls: Sequence[str], exclude: set[str]) -> str | None:
+        """The up replica (not in `exclude`) with the fewest jobs in flight, ties to the
+        first in `urls`; None when none is up."""
+        up = [u for u in urls if u not in exclude and u not in self.down_since]
+        if not up:
+            return None
+        return min(up, key=lambda u: (self.in_flight.get(u, 0), urls.index(u)))
+
+    def due_for_recheck(self, urls: Sequence[str], now: float) -> list[str]:
+        """Down replicas whose last failure is at least RECHECK_S old."""
+        return [u for u in urls if now - self.down_since.get(u, now) >= RECHECK_S]
+
+
+REPLICAS = _Replicas()
 
 
 def _validated(model: type[BaseModel], job: BaseModel | Mapping[str, Any]) -> BaseModel:
@@ -41,16 +81,31 @@ def _validated(model: type[BaseModel], job: BaseModel | Mapping[str, Any]) -> Ba
         raise JobRejected(f"malformed {model.__name__}: {exc}") from exc
 
 
-class SandboxClient:
-    """Async client; use `async with SandboxClient() as client:` or call `aclose()`.
+class _NoReply(Exception):
+    """A replica gave no HTTP reply (refused, reset, timed out): the job may be retried."""
 
-    `max_concurrency` bounds the jobs this client has in flight (the service queues the rest
-    on its slots); `timeout_s` bounds one request, queueing included.
+    def __init__(self, url: str, cause: httpx.HTTPError) -> None:
+        super().__init__(f"{url}: {type(cause).__name__}: {cause}")
+        self.url = url
+
+
+class SandboxClient:
+    """Async client of one service or of several replicas; `async with SandboxClient() as
+    client:` or call `aclose()`.
+
+    `base_url`: one URL, several comma-separated, or a list. With several, each job goes to
+    the replica with the fewest jobs in flight that passed its health check (checked before
+    the first job and, once a replica failed, again every RECHECK_S seconds); a job whose
+    replica gives no reply (died, refused, timed out) is retried on another replica exactly
+    once, so a lost replica costs no job, and a job is never run twice on purpose (an HTTP
+    reply, even 5xx, is final). `max_concurrency` bounds the jobs this client has in flight
+    over all replicas (each service queues the rest on its slots); `timeout_s` bounds one
+    request, queueing included. `stats` counts jobs per replica and retries.
     """
 
     def __init__(
         self,
-        base_url: str | None = None,
+        base_url: str | Sequence[str] | None = None,
         *,
         max_concurrency: int = 16,
         timeout_s: float = 900.0,
@@ -58,16 +113,23 @@ class SandboxClient:
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
-        self.base_url = (base_url or default_url()).rstrip("/")
+        self.urls = split_urls(base_url or default_url())
+        self.base_url = ",".join(self.urls)
         self._semaphore = asyncio.Semaphore(max_concurrency)
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            timeout=httpx.Timeout(timeout_s, connect=10.0),
-            limits=httpx.Limits(
-                max_connections=max_concurrency, max_keepalive_connections=max_concurrency
-            ),
-            transport=transport,
-        )
+        self._checked = False
+        self._check_lock = asyncio.Lock()
+        self.stats: dict[str, Any] = {"jobs": dict.fromkeys(self.urls, 0), "retried": 0}
+        self._http = {
+            url: httpx.AsyncClient(
+                base_url=url,
+                timeout=httpx.Timeout(timeout_s, connect=10.0),
+                limits=httpx.Limits(
+                    max_connections=max_concurrency, max_keepalive_connections=max_concurrency
+                ),
+                transport=transport,
+            )
+            for url in self.urls
+        }
 
     async def __aenter__(self) -> SandboxClient:
         return self
@@ -77,24 +139,84 @@ class SandboxClient:
 
     async def aclose(self) -> None:
         """Close the pooled connections."""
-        await self._http.aclose()
+        for http in self._http.values():
+            await http.aclose()
+
+    async def _probe(self, url: str) -> dict | None:
+        """The replica's health record, or None (then it is marked down)."""
+        try:
+            reply = await self._http[url].get("/health", timeout=5.0)
+            if reply.status_code == 200:
+                REPLICAS.down_since.pop(url, None)
+                return reply.json()
+        except httpx.HTTPError:
+            pass
+        REPLICAS.down_since[url] = time.monotonic()
+        return None
+
+    async def _check_replicas(self) -> None:
+        """Health-check every replica before the first job (several URLs only), then the
+        down ones whose recheck is due."""
+        if len(self.urls) == 1:
+            return
+        async with self._check_lock:
+            now = time.monotonic()
+            due = self.urls if not self._checked else REPLICAS.due_for_recheck(self.urls, now)
+            if all(u in REPLICAS.down_since for u in self.urls):
+                due = self.urls  # none up: look again now rather than fail on old news
+            self._checked = True
+            if due:
+                await asyncio.gather(*(self._probe(url) for url in due))
+
+    async def _send(self, url: str, method: str, path: str, payload: Any) -> httpx.Response:
+        REPLICAS.in_flight[url] = REPLICAS.in_flight.get(url, 0) + 1
+        try:
+            return await self._http[url].request(method, path, json=payload)
+        except httpx.HTTPError as exc:
+            if len(self.urls) > 1:
+                REPLICAS.down_since.setdefault(url, time.monotonic())
+            raise _NoReply(url, exc) from exc
+        finally:
+            REPLICAS.in_flight[url] -= 1
 
     async def _request(self, method: str, path: str, payload: Any = None) -> Any:
         async with self._semaphore:
-            try:
-                reply = await self._http.request(method, path, json=payload)
-            except httpx.HTTPError as exc:
-                raise SandboxInfraError(
-                    f"unreachable: {type(exc).__name__}: {exc} (start it with "
-                    "`python -m smolscript_sandbox start`)",
-                    self.base_url,
-                ) from exc
+            await self._check_replicas()
+            reply, failures = await self._attempts(method, path, payload)
+        if reply is None:
+            why = "; ".join(failures) or "no replica passed its health check"
+            raise SandboxInfraError(
+                f"unreachable: {why} (start it with `python -m smolscript_sandbox start`)",
+                self.base_url,
+            )
         if reply.status_code == 422:
             raise JobRejected(f"service rejected the job: {reply.text[:2000]}")
         if reply.status_code != 200:
             raise SandboxInfraError(f"HTTP {reply.status_code}: {reply.text[:2000]}",
-                                    self.base_url)
+                                    str(reply.request.url.copy_with(path="")))
         return reply.json()
+
+    async def _attempts(self, method: str, path: str,
+                        payload: Any) -> tuple[httpx.Response | None, list[str]]:
+        """(the reply, or None after the first attempt and at most one retry on another
+        replica gave none; why each attempt failed)."""
+        tried: set[str] = set()
+        failures: list[str] = []
+        while len(tried) < 2:
+            url = REPLICAS.pick(self.urls, tried) if len(self.urls) > 1 \
+                else (self.urls[0] if not tried else None)
+            if url is None:
+                break
+            tried.add(url)
+            try:
+                reply = await self._send(url, method, path, payload)
+            except _NoReply as exc:
+                failures.append(str(exc))
+                continue
+            self.stats["jobs"][url] += 1
+            self.stats["retried"] += len(tried) - 1
+            return reply, failures
+        return None, failures
 
     def _parse(self, model: type[BaseModel], data: Any) -> Any:
         try:
@@ -105,8 +227,26 @@ class SandboxClient:
 
     async def health(self) -> dict:
         """The service's health record (isolation mode, slots, runtimes, toolchains,
-        fingerprint)."""
-        return await self._request("GET", "/health")
+        fingerprint). With several replicas: the up ones' records under "replicas" (URL ->
+        record, None when down), "slots"/"browser_slots"/"busy" summed, and "isolation",
+        "version" and "fingerprint" of the replicas, which must agree (results record one
+        scorer). Raises SandboxInfraError when none is up or they disagree."""
+        if len(self.urls) == 1:
+            return await self._request("GET", "/health")
+        records = dict(zip(self.urls, await asyncio.gather(*map(self._probe, self.urls)),
+                           strict=True))
+        up = [r for r in records.values() if r is not None]
+        if not up:
+            raise SandboxInfraError("no replica answers /health", self.base_url)
+        merged: dict[str, Any] = {"status": "ok", "replicas": records}
+        for key in ("isolation", "version", "fingerprint"):
+            values = sorted({str(r.get(key)) for r in up})
+            if len(values) > 1:
+                raise SandboxInfraError(f"replicas disagree on {key}: {values}", self.base_url)
+            merged[key] = up[0].get(key)
+        for key in ("slots", "browser_slots", "busy"):
+            merged[key] = sum(int(r.get(key) or 0) for r in up)
+        return merged
 
     async def run_program_job(self, job: ProgramJob | Mapping[str, Any]) -> ProgramReply:
         """Run a program job; raises SandboxInfraError when it, or a test, is infra_error."""

@@ -81,16 +81,25 @@ def bwrap_argv(
     one test cannot leave state for the next). `status_fd`, when given, receives bwrap's JSON
     status lines (child-pid first, exit-code last); a missing child-pid means setup failed.
     """
+    # RLIMIT_NPROC counts the tasks of a real uid in each user namespace up the chain, the
+    # outermost limit being the one in force when the namespace was made. With one uid per slot
+    # (bwrap+uid) it is set before bwrap. In a container every slot, the service and Chromium
+    # share one uid: set before bwrap it would count all of them, so it is set inside the
+    # sandbox instead, where it counts only this job's user namespace (the container's pids
+    # limit bounds the whole).
+    nproc_inside = shared_uid()
     prlimit = [
         "prlimit",
         f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
         f"--as={limits.address_space}",
-        f"--nproc={limits.nproc}",
+        *([] if nproc_inside else [f"--nproc={limits.nproc}"]),
         f"--fsize={limits.fsize}",
         f"--nofile={limits.nofile}",
         "--core=0",
         "--",
     ]
+    if nproc_inside:
+        argv = ["/usr/bin/prlimit", f"--nproc={limits.nproc}", "--", *argv]
     bwrap = [
         "bwrap",
         "--unshare-all",
@@ -143,6 +152,12 @@ def in_container() -> bool:
         or os.path.exists("/run/.containerenv")
         or os.environ.get("SMOLSCRIPT_IN_CONTAINER") == "1"
     )
+
+
+def shared_uid() -> bool:
+    """True when slots run as the service's own uid (`bwrap+container`: non-root in a
+    container), so that per-uid limits cannot tell jobs apart."""
+    return os.geteuid() != 0 and in_container()
 
 
 def isolation_mode() -> str:
