@@ -11,6 +11,7 @@ down, `infra_error` statuses) raise `ScoringInfraError`: they are never a model'
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -208,7 +209,11 @@ def resolve_service_url(url: str | None = None, start: bool = True) -> str:
     where = urlparse(base)  # start it where it was looked for, not at another default port
     config = ServiceConfig.from_env(host=where.hostname, port=where.port)
     try:
-        control.start(config)
+        _, started = control.start_owned(config)
     except InfrastructureError as exc:
         raise ScoringInfraError(f"could not start it: {exc.reason}", base) from exc
+    if started:
+        print(f"smolscript: started the scoring service at {config.base_url}; it stays up for "
+              f"later runs (stop it: python -m smolscript_sandbox stop --port {config.port})",
+              file=sys.stderr)
     return config.base_url.rstrip("/")

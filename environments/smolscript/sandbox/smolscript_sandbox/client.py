@@ -31,8 +31,13 @@ RECHECK_S = 5.0  # a replica found down is health-checked again after this many 
 
 def default_url() -> str:
     """The service URL(s): $SMOLSCRIPT_SANDBOX_URL (comma-separated for several replicas),
-    else http://127.0.0.1:8790."""
-    return os.environ.get(URL_ENV, DEFAULT_URL).rstrip("/")
+    else the address the service itself starts at: http://$SMOLSCRIPT_SANDBOX_HOST:
+    $SMOLSCRIPT_SANDBOX_PORT (default http://127.0.0.1:8790)."""
+    if os.environ.get(URL_ENV):
+        return os.environ[URL_ENV].rstrip("/")
+    host = os.environ.get("SMOLSCRIPT_SANDBOX_HOST", "127.0.0.1")
+    port = os.environ.get("SMOLSCRIPT_SANDBOX_PORT", "")
+    return f"http://{host}:{port}" if port else DEFAULT_URL
 
 
 def split_urls(base_url: str | Sequence[str]) -> list[str]:
