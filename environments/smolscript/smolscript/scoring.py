@@ -44,11 +44,16 @@ def _clip(text: Any) -> str:
 
 
 def outcome(passed: bool, syntax_ok: bool, fraction: float, status: str, reason: str,
-            tests: list[dict]) -> dict:
-    """The verdict record of one task (the fields every results file keeps)."""
+            tests: list[dict], **service: Any) -> dict:
+    """The verdict record of one task (the fields every results file keeps).
+
+    `service` adds what the scoring service reported beside the verdict: `truncated` (True
+    when some output was cut at the service's cap), `toolchain` (binary -> version line) and
+    `compile_output` (the compiler's diagnostics, warnings included).
+    """
     return {"passed": bool(passed), "syntax_ok": bool(syntax_ok),
             "hidden_test_pass_rate": float(fraction), "status": status, "reason": reason,
-            "tests": tests}
+            "tests": tests, **service}
 
 
 def rejected_outcome(reason: str) -> dict:
@@ -109,9 +114,14 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
     if reply.infra_detail() is not None:
         raise ScoringInfraError(
             f"{task.get('id')}: service infra_error: {_clip(reply.model_dump_json())}")
+    compiled = reply.compile
+    service = {"toolchain": dict(reply.toolchain),
+               "compile_output": _clip(compiled.stderr if compiled else ""),
+               "truncated": bool(compiled and compiled.truncated)
+               or any(t.truncated for t in reply.tests)}
     if reply.status == "compile_error":
-        stderr = _clip(reply.compile.stderr if reply.compile else "")
-        return outcome(False, False, 0.0, "compile_error", stderr, [])
+        return outcome(False, False, 0.0, "compile_error", service["compile_output"], [],
+                       **service)
     returns = task["signature"]["returns"]
     results = reply.tests
     if len(results) != len(hidden["tests"]):
@@ -125,17 +135,19 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
         tests.append({"index": index, "passed": ok, "status": result.status,
                       "stdout": _clip(result.stdout), "expected": expected,
                       "stderr": _clip(result.stderr), "exit_code": result.exit_code,
-                      "time_s": result.time_s})
+                      "time_s": result.time_s, "truncated": result.truncated})
     passed = sum(t["passed"] for t in tests)
     fraction = passed / len(tests) if tests else 0.0
     all_ok = bool(tests) and passed == len(tests)
     failing = next((t for t in tests if not t["passed"]), None)
     if all_ok:
-        return outcome(True, True, fraction, "passed", "", tests)
+        return outcome(True, True, fraction, "passed", "", tests, **service)
     if failing is None:
-        return outcome(False, True, 0.0, "wrong_answer", "no tests", tests)
+        return outcome(False, True, 0.0, "wrong_answer", "no tests", tests, **service)
     word = failing["status"] if failing["status"] != "ok" else "wrong_answer"
-    return outcome(False, True, fraction, word, f"test {failing['index']}: {word}", tests)
+    cut = " (output truncated at the service's cap)" if failing["truncated"] else ""
+    return outcome(False, True, fraction, word, f"test {failing['index']}: {word}{cut}", tests,
+                   **service)
 
 
 def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any],

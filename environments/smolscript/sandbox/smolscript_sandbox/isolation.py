@@ -83,7 +83,7 @@ def bwrap_argv(
     """
     prlimit = [
         "prlimit",
-        f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
+        f"--cpu={limits.rlimit_cpu_s}:{limits.rlimit_cpu_s + 1}",
         f"--as={limits.address_space}",
         f"--nproc={limits.nproc}",
         f"--fsize={limits.fsize}",
