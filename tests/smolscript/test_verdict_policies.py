@@ -258,3 +258,20 @@ async def test_each_verdict_names_its_toolchain():
     assert got["toolchain"]["/usr/bin/gcc"].startswith("gcc")
     got = await verdict("rust", INT_N, source("rust", INT_N, "    n\n"), [((1,), 1)])
     assert got["toolchain"]["/opt/rust/bin/rustc"].startswith("rustc ")
+
+
+# ---------------------------------------------------------------- time (item 1)
+SPIN = ("import time\n\n\ndef solve(n):\n    while time.process_time() < n / 10:\n"
+        "        pass\n    return n\n")
+
+
+async def test_cpu_limit_judges_too_slow_and_wall_limit_catches_sleepers():
+    """90% of the 3 s CPU limit passes however long the wait for a CPU; 110% times out on
+    the exact CPU time; a sleeping program still ends at the wall limit (5 s)."""
+    got = await verdict("python", INT_N, SPIN, [((27,), 27), ((33,), 33)])
+    assert [t["status"] for t in got["tests"]] == ["ok", "timeout"], got["tests"]
+    assert got["tests"][0]["passed"]
+    sleeper = source("python", INT_N, "    import time\n    time.sleep(60)\n    return n\n")
+    got = await verdict("python", INT_N, "import time\n" + sleeper, [((1,), 1)])
+    assert got["tests"][0]["status"] == "timeout"
+    assert 5.0 <= got["tests"][0]["time_s"] < 15.0

@@ -23,6 +23,7 @@ from smolscript_sandbox.schema import (
     ProgramReply,
 )
 
+from smolscript import credit
 from smolscript.errors import ScoringInfraError
 from smolscript.languages import render_job_files
 from smolscript.types import canonical_output, encode_stdin
@@ -174,10 +175,40 @@ async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: s
                      client: ScoringClient, note: str = "") -> dict:
     """Score assembled `code` for one task; None code (rejected by assembly) fails with `note`.
 
-    Raises ScoringInfraError on any infrastructure failure (including transport errors).
+    `hidden_test_pass_rate` credits only tests that no baseline answer passes (`credit.py`);
+    the plain share of tests passed is kept as `raw_test_pass_rate`. Raises ScoringInfraError
+    on any infrastructure failure (including transport errors).
     """
     if code is None:
         return rejected_outcome(note or "rejected")
+    verdict = await _judge_code(task, hidden, code, client)
+    verdict["raw_test_pass_rate"] = verdict["hidden_test_pass_rate"]
+    flags = [bool(t["passed"]) for t in verdict["tests"]]
+    if any(flags) and not all(flags):  # all or none passed: no baseline can change the rate
+        baselines = [await _baseline_flags(task, hidden, source, client)
+                     for source in credit.baseline_sources(task, hidden)]
+        credits = credit.credited(flags, baselines)
+        for test, earns in zip(verdict["tests"], credits, strict=True):
+            test["credited"] = earns
+        verdict["hidden_test_pass_rate"] = credit.credited_rate(flags, credits)
+    return verdict
+
+
+async def _baseline_flags(task: Mapping[str, Any], hidden: Mapping[str, Any], source: str,
+                          client: ScoringClient) -> list[bool]:
+    """Per hidden test, whether the baseline `source` passes it (cached per process)."""
+    key = credit.cache_key(task, hidden, source)
+    flags = credit.cached(key)
+    if flags is None:
+        verdict = await _judge_code(task, hidden, source, client)
+        flags = [bool(t["passed"]) for t in verdict["tests"]] or [False] * len(hidden["tests"])
+        credit.remember(key, flags)
+    return flags
+
+
+async def _judge_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
+                      client: ScoringClient) -> dict:
+    """Run `code` through the service and judge it against the hidden tests."""
     try:
         if task.get("modality") == "browser":
             reply = await client.run_browser_job(build_browser_job(dict(task), code))
