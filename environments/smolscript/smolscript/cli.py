@@ -65,6 +65,8 @@ def _print_summary(summary: dict, chart: str | Path | None, title: str) -> None:
     console.print(report.render_table(summary, title=title))
     if summary["infra_errors"]:
         console.print(f"[red]{summary['infra_errors']} infrastructure error(s): no score[/red]")
+    for binary, versions in summary.get("toolchains", {}).items():
+        console.print(f"scored with {binary}: {' | '.join(versions)}", highlight=False)
     if chart:
         console.print(f"chart: {report.bar_chart(summary, chart, title=title)}")
 

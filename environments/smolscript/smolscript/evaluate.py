@@ -236,7 +236,8 @@ def evaluate_predictions(
             raise InfraStop(f"stopped on an infrastructure error after {len(run.results)}/"
                             f"{total} tasks (no score given): {exc}") from exc
         summary = report.summarize(
-            [{k: r[k] for k in report.REQUIRED_FIELDS} for r in run.results.values()],
+            [{**{k: r[k] for k in report.REQUIRED_FIELDS}, "toolchain": r.get("toolchain")}
+             for r in run.results.values()],
             selected_languages=langs, expected_ids=run.selected_ids, filtered=filtered)
         document = _document(run, "complete", summary)
         document["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

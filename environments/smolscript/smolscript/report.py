@@ -85,6 +85,7 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
     official = complete and not filtered and set(languages) == set(LANGUAGE_ORDER)
     valid_rows = [r for r in rows if not r.get("infra_error")]
     return {
+        "toolchains": toolchains(valid_rows),
         "smolscript_score": macro if official else None,
         "overall_pass_at_1": macro if official else None,
         "filtered_macro_score": macro if (complete and not official) else None,
@@ -108,6 +109,16 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
     }
 
 
+def toolchains(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Binary -> the distinct version lines that scored `rows` (their `toolchain` field, as
+    the scoring service reports it); more than one line for a binary means mixed toolchains."""
+    seen: dict[str, set[str]] = {}
+    for row in rows:
+        for binary, version in (row.get("toolchain") or {}).items():
+            seen.setdefault(binary, set()).add(str(version))
+    return {binary: sorted(versions) for binary, versions in sorted(seen.items())}
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -124,6 +135,7 @@ def records_from_vf_results(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
             "syntax_ok": bool(metrics.get("syntax_ok", 0.0) >= 1.0),
             "hidden_test_pass_rate": float(metrics.get("hidden_test_pass_rate", 0.0)),
             "infra_error": bool(metrics.get("infra_error", 0.0)) or bool(row.get("error")),
+            "toolchain": (info.get("verdict") or {}).get("toolchain") or {},
         })
     return records
 
