@@ -28,8 +28,10 @@ def source(language: str, signature: dict, body: str, extra: str = "", after: st
 
 
 def task(language: str, signature: dict) -> dict:
+    spec = LANGUAGES[language]
     return {"id": f"policy/{language}", "language": language, "modality": "program",
-            "signature": signature, "entry_point": LANGUAGES[language].entry_point}
+            "signature": signature, "entry_point": spec.entry_point, "imports": spec.imports,
+            "prefix": spec.imports + spec.entry_header(signature)}
 
 
 async def verdict(language: str, signature: dict, code: str, tests: list[tuple]) -> dict:
