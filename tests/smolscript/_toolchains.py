@@ -131,8 +131,9 @@ def compile_check(
     """Compile-check harnessed sources ``(id, signature, source)``; returns failures by id.
 
     The flags are the scoring service's (`smolscript_sandbox.runtimes`). Python: compile()
-    (the interpreter's compiler, as the service's compile step). C: one gcc -fsyntax-only over all files. Lua: luac5.4 -p per file
-    (luac 5.4.4 crashes on many files at once). JavaScript (node --check), C++, C# and Rust:
+    (the interpreter's compiler, as the service's compile step). C: one gcc -fsyntax-only
+    over all files. Lua: luac5.4 -p per file (luac 5.4.4 crashes on many files at once).
+    JavaScript (node --check), C++, C# and Rust:
     one file with every source in its own block/namespace/module (C# as a library); only when
     that fails are the files checked one by one to name the culprits.
     """
