@@ -49,6 +49,16 @@ C_FLAGS = (
     "-Werror=return-type",
 )
 CPP_FLAGS = ("-std=c++17", "-O1")
+# Python's compile step: the interpreter's compiler on the file, reporting only the error
+# (as the interpreter itself would print it), never a traceback of this one-liner.
+PYTHON_COMPILE = (
+    "import sys, traceback\n"
+    "try:\n"
+    "    compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')\n"
+    "except (SyntaxError, ValueError) as exc:\n"
+    "    sys.stderr.write(''.join(traceback.format_exception_only(exc)))\n"
+    "    sys.exit(1)\n"
+)
 # The class of smolscript's C# harness (harnesses/csharp.cs) that holds the entry point.
 CSHARP_HARNESS_CLASS = "SmolHarness"
 
@@ -65,7 +75,7 @@ RUNTIMES: dict[str, Runtime] = {
             "-I",
             "-S",
             "-c",
-            "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
+            PYTHON_COMPILE,
             "{dir}/main.py",
         ),
         run_argv=("/usr/bin/python3", "-I", "-S", "{dir}/main.py"),
