@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from smolscript.languages import get_language, render_job_files
-from smolscript_sandbox.runtimes import RUNTIMES, expand_argv
+from smolscript_sandbox.runtimes import C_FLAGS, CPP_FLAGS, RUNTIMES, expand_argv
 
 RUSTC = "/opt/rust/bin/rustc" if os.path.exists("/opt/rust/bin/rustc") else shutil.which("rustc")
 TOOLS = {
@@ -98,14 +98,15 @@ def _combined(language: str, paths: list[tuple[str, Path]], folder: Path) -> Pat
 
 def _single_argv(language: str) -> callable:
     if language == "c":
-        return lambda p: [TOOLS["c"], "-std=c11", "-fsyntax-only", str(p)]
+        return lambda p: [TOOLS["c"], *C_FLAGS, "-fsyntax-only", str(p)]
     if language == "cpp":
-        return lambda p: [TOOLS["cpp"], "-std=c++17", "-fsyntax-only", str(p)]
+        return lambda p: [TOOLS["cpp"], *CPP_FLAGS, "-fsyntax-only", str(p)]
     if language == "csharp":
         return lambda p: [
             TOOLS["csharp"],
             "-langversion:7.2",
             "-nowarn:219,162,168",
+            "-r:System.Numerics.dll",
             f"-out:{p.with_suffix('.exe')}",
             str(p),
         ]
@@ -129,8 +130,10 @@ def compile_check(
 ) -> dict[str, str]:
     """Compile-check harnessed sources ``(id, signature, source)``; returns failures by id.
 
-    Python: ast.parse. C: one gcc -fsyntax-only over all files. Lua: luac5.4 -p per file
-    (luac 5.4.4 crashes on many files at once). JavaScript (node --check), C++, C# and Rust:
+    The flags are the scoring service's (`smolscript_sandbox.runtimes`). Python: compile()
+    (the interpreter's compiler, as the service's compile step). C: one gcc -fsyntax-only
+    over all files. Lua: luac5.4 -p per file (luac 5.4.4 crashes on many files at once).
+    JavaScript (node --check), C++, C# and Rust:
     one file with every source in its own block/namespace/module (C# as a library); only when
     that fails are the files checked one by one to name the culprits.
     """
@@ -138,12 +141,10 @@ def compile_check(
         folder = Path(tmp)
         paths = _write(folder, [(i, language, sig, src) for i, sig, src in items])
         if language == "python":
-            import ast
-
             errors = {}
             for identifier, path in paths:
                 try:
-                    ast.parse(path.read_text())
+                    compile(path.read_text(), str(path), "exec")
                 except SyntaxError as exc:
                     errors[identifier] = str(exc)
             return errors

@@ -60,6 +60,8 @@ def test_references_score_100(service_url, predictions, tmp_path):
     assert doc["status"] == "complete" and summary["tasks_scored"] == 35
     assert summary["languages"] == list(data.LANGUAGE_ORDER)
     assert summary["filtered_macro_score"] == 100.0
+    rates = {lang: row["hidden_test_pass_rate"] for lang, row in summary["per_language"].items()}
+    assert set(rates.values()) == {100.0}, rates
     assert summary["smolscript_score"] is None  # a difficulty filter is never official
     failed = [r["id"] for r in doc["results"].values() if not r["passed"]]
     assert failed == []
@@ -83,6 +85,13 @@ def test_negative_controls_score_0_interrupted_resumed_and_concurrency_free(
     resumed = evaluate(service_url, predictions["negative_control"], out, 16, resume=True)
     assert resumed["summary"]["filtered_macro_score"] == 0.0
     assert all(not r["passed"] for r in resumed["results"].values())
+    # No credit for tests the negative control (a baseline of itself) or the empty answer
+    # passes: the diagnostic gives the negative controls nothing, in every language.
+    rates = {lang: row["hidden_test_pass_rate"]
+             for lang, row in resumed["summary"]["per_language"].items()}
+    assert set(rates.values()) == {0.0}, rates
+    raw = [r["raw_test_pass_rate"] for r in resumed["results"].values() if "tests" in r]
+    assert any(rate > 0 for rate in raw)  # they do pass some tests: those earn no credit
     straight = evaluate(service_url, predictions["negative_control"], tmp_path / "one.json", 1)
     assert without_timings(straight["results"]) == without_timings(resumed["results"])
     assert without_timings(straight["summary"]) == without_timings(resumed["summary"])

@@ -46,7 +46,9 @@ VERDICTS = [
     (raw(exit_code=1), "runtime_error", "non-zero exit"),
     (raw(exit_code=139), "runtime_error", "SIGSEGV"),
     (raw(exit_code=128 + 24, time_s=3.0), "timeout", "SIGXCPU at the soft CPU limit"),
-    (raw(exit_code=137, time_s=4.0), "timeout", "SIGKILL at the hard CPU limit"),
+    (raw(exit_code=137, time_s=6.0), "timeout", "SIGKILL at the hard CPU rlimit (backstop)"),
+    (raw(exit_code=137, time_s=4.0), "runtime_error", "SIGKILL below the backstop: no timeout"),
+    (raw(exit_code=137, cpu_timeout=True, time_s=9.0), "timeout", "watchdog: exact CPU limit"),
     (raw(exit_code=137, wall_timeout=True), "timeout", "wall timer"),
     (raw(exit_code=137, stdout_overflow=True), "output_limit", "stdout over the kept head"),
     (raw(exit_code=128 + 25), "output_limit", "SIGXFSZ"),
@@ -71,7 +73,7 @@ def test_bwrap_command_line_drops_everything():
         ["/usr/bin/true"], isolation.Path("/x/job"), RUN_LIMITS, writable_job=False, status_fd=5
     )
     joined = " ".join(argv)
-    assert argv[0] == "prlimit" and "--cpu=3:4" in argv and "--nproc=64" in argv
+    assert argv[0] == "prlimit" and "--cpu=5:6" in argv and "--nproc=64" in argv
     for flag in (
         "--unshare-all",
         "--die-with-parent",

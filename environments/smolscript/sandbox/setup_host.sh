@@ -14,7 +14,8 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 
-PACKAGES=(bubblewrap util-linux python3 nodejs gcc g++ lua5.4 mono-mcs mono-runtime chromium)
+PACKAGES=(bubblewrap util-linux python3 nodejs gcc g++ lua5.4 mono-mcs mono-runtime
+          libmono-system-numerics4.0-cil chromium)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

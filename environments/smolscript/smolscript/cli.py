@@ -97,6 +97,8 @@ def _print_summary(summary: dict, chart: str | Path | None, title: str,
     missing = report.missing_line(summary)
     if missing:
         console.print(f"[red]{missing}[/red]")
+    for binary, versions in summary.get("toolchains", {}).items():
+        console.print(f"scored with {binary}: {' | '.join(versions)}", highlight=False)
     if chart:
         console.print(f"chart: {report.bar_chart(summary, chart, model=model)}")
 

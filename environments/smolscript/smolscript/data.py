@@ -98,8 +98,15 @@ def _by_id(rows: Iterable[Mapping[str, Any]], what: str) -> dict[str, dict]:
 
 
 def load_hidden(edition: str = "default") -> dict[str, dict]:
-    """Hidden tests by task id (host-side only; never put into a prompt)."""
-    return _by_id(_read_jsonl(edition_dir(edition) / HIDDEN_FILE), "hidden tests")
+    """Hidden tests by task id (host-side only; never put into a prompt), each with the task's
+    `negative_control` from the references when the edition ships them (a baseline of the
+    `hidden_test_pass_rate` diagnostic, `smolscript.credit`)."""
+    hidden = _by_id(_read_jsonl(edition_dir(edition) / HIDDEN_FILE), "hidden tests")
+    if (edition_dir(edition) / REFERENCES_FILE).exists():
+        for task_id, ref in load_references(edition).items():
+            if task_id in hidden and ref.get("negative_control"):
+                hidden[task_id]["negative_control"] = ref["negative_control"]
+    return hidden
 
 
 def load_references(edition: str = "default") -> dict[str, dict]:

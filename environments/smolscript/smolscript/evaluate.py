@@ -260,7 +260,8 @@ def evaluate_predictions(
             raise InfraStop(f"stopped on an infrastructure error after {len(run.results)}/"
                             f"{total} tasks (no score given): {exc}") from exc
         summary = report.summarize(
-            [{k: r[k] for k in (*report.REQUIRED_FIELDS, "status") if k in r}
+            [{**{k: r[k] for k in (*report.REQUIRED_FIELDS, "status") if k in r},
+              "toolchain": r.get("toolchain")}
              for r in run.results.values()],
             selected_languages=langs, expected_ids=run.selected_ids, filtered=filtered)
         document = _document(run, "complete", summary)

@@ -110,10 +110,10 @@ PYTHON = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": "print({call})",
+        "int": "print(smol_int_text({call}))",
         "bool": 'smol_r = {call}\nprint("true" if smol_r is True else "false" if smol_r is False else smol_r)',
         "str": "print({call})",
-        "list[int]": 'print(" ".join(str(smol_x) for smol_x in {call}))',
+        "list[int]": 'print(" ".join(smol_int_text(smol_x) for smol_x in {call}))',
     },
 )
 

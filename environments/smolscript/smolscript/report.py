@@ -109,6 +109,7 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
     official = complete and not filtered and set(languages) == set(LANGUAGE_ORDER)
     valid_rows = [r for r in rows if not r.get("infra_error")]
     return {
+        "toolchains": toolchains(valid_rows),
         "smolscript_score": macro if official else None,
         "overall_pass_at_1": macro if official else None,
         "filtered_macro_score": macro if (complete and not official) else None,
@@ -144,6 +145,16 @@ def missing_line(summary: Mapping[str, Any]) -> str | None:
                 if summary.get("missing_predictions") else "")
     return (f"{missing} of {selected} selected tasks missing{of_which}: partial run, "
             "the score is withheld")
+
+
+def toolchains(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Binary -> the distinct version lines that scored `rows` (their `toolchain` field, as
+    the scoring service reports it); more than one line for a binary means mixed toolchains."""
+    seen: dict[str, set[str]] = {}
+    for row in rows:
+        for binary, version in (row.get("toolchain") or {}).items():
+            seen.setdefault(binary, set()).add(str(version))
+    return {binary: sorted(versions) for binary, versions in sorted(seen.items())}
 
 
 # --------------------------------------------------------------------------- loading
@@ -184,6 +195,7 @@ def records_from_vf_results(rows: Iterable[Mapping[str, Any]],
             "hidden_test_pass_rate": _number(metrics, "hidden_test_pass_rate", where),
             "infra_error": bool(metrics.get("infra_error") or row.get("error")),
             "dataset_sha256": info.get("dataset_sha256"),
+            "toolchain": (info.get("verdict") or {}).get("toolchain") or {},
         })
     return records
 

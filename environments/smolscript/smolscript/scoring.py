@@ -24,6 +24,7 @@ from smolscript_sandbox.schema import (
     ProgramReply,
 )
 
+from smolscript import credit
 from smolscript.errors import ScoringInfraError
 from smolscript.languages import render_job_files
 from smolscript.types import canonical_output, encode_stdin
@@ -45,11 +46,16 @@ def _clip(text: Any) -> str:
 
 
 def outcome(passed: bool, syntax_ok: bool, fraction: float, status: str, reason: str,
-            tests: list[dict]) -> dict:
-    """The verdict record of one task (the fields every results file keeps)."""
+            tests: list[dict], **service: Any) -> dict:
+    """The verdict record of one task (the fields every results file keeps).
+
+    `service` adds what the scoring service reported beside the verdict: `truncated` (True
+    when some output was cut at the service's cap), `toolchain` (binary -> version line) and
+    `compile_output` (the compiler's diagnostics, warnings included).
+    """
     return {"passed": bool(passed), "syntax_ok": bool(syntax_ok),
             "hidden_test_pass_rate": float(fraction), "status": status, "reason": reason,
-            "tests": tests}
+            "tests": tests, **service}
 
 
 def rejected_outcome(reason: str) -> dict:
@@ -110,9 +116,14 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
     if reply.infra_detail() is not None:
         raise ScoringInfraError(
             f"{task.get('id')}: service infra_error: {_clip(reply.model_dump_json())}")
+    compiled = reply.compile
+    service = {"toolchain": dict(reply.toolchain),
+               "compile_output": _clip(compiled.stderr if compiled else ""),
+               "truncated": bool(compiled and compiled.truncated)
+               or any(t.truncated for t in reply.tests)}
     if reply.status == "compile_error":
-        stderr = _clip(reply.compile.stderr if reply.compile else "")
-        return outcome(False, False, 0.0, "compile_error", stderr, [])
+        return outcome(False, False, 0.0, "compile_error", service["compile_output"], [],
+                       **service)
     returns = task["signature"]["returns"]
     results = reply.tests
     if len(results) != len(hidden["tests"]):
@@ -126,17 +137,19 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
         tests.append({"index": index, "passed": ok, "status": result.status,
                       "stdout": _clip(result.stdout), "expected": expected,
                       "stderr": _clip(result.stderr), "exit_code": result.exit_code,
-                      "time_s": result.time_s})
+                      "time_s": result.time_s, "truncated": result.truncated})
     passed = sum(t["passed"] for t in tests)
     fraction = passed / len(tests) if tests else 0.0
     all_ok = bool(tests) and passed == len(tests)
     failing = next((t for t in tests if not t["passed"]), None)
     if all_ok:
-        return outcome(True, True, fraction, "passed", "", tests)
+        return outcome(True, True, fraction, "passed", "", tests, **service)
     if failing is None:
-        return outcome(False, True, 0.0, "wrong_answer", "no tests", tests)
+        return outcome(False, True, 0.0, "wrong_answer", "no tests", tests, **service)
     word = failing["status"] if failing["status"] != "ok" else "wrong_answer"
-    return outcome(False, True, fraction, word, f"test {failing['index']}: {word}", tests)
+    cut = " (output truncated at the service's cap)" if failing["truncated"] else ""
+    return outcome(False, True, fraction, word, f"test {failing['index']}: {word}{cut}", tests,
+                   **service)
 
 
 def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any],
@@ -163,10 +176,40 @@ async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: s
                      client: ScoringClient, note: str = "") -> dict:
     """Score assembled `code` for one task; None code (rejected by assembly) fails with `note`.
 
-    Raises ScoringInfraError on any infrastructure failure (including transport errors).
+    `hidden_test_pass_rate` credits only tests that no baseline answer passes (`credit.py`);
+    the plain share of tests passed is kept as `raw_test_pass_rate`. Raises ScoringInfraError
+    on any infrastructure failure (including transport errors).
     """
     if code is None:
         return rejected_outcome(note or "rejected")
+    verdict = await _judge_code(task, hidden, code, client)
+    verdict["raw_test_pass_rate"] = verdict["hidden_test_pass_rate"]
+    flags = [bool(t["passed"]) for t in verdict["tests"]]
+    if any(flags) and not all(flags):  # all or none passed: no baseline can change the rate
+        baselines = [await _baseline_flags(task, hidden, source, client)
+                     for source in credit.baseline_sources(task, hidden)]
+        credits = credit.credited(flags, baselines)
+        for test, earns in zip(verdict["tests"], credits, strict=True):
+            test["credited"] = earns
+        verdict["hidden_test_pass_rate"] = credit.credited_rate(flags, credits)
+    return verdict
+
+
+async def _baseline_flags(task: Mapping[str, Any], hidden: Mapping[str, Any], source: str,
+                          client: ScoringClient) -> list[bool]:
+    """Per hidden test, whether the baseline `source` passes it (cached per process)."""
+    key = credit.cache_key(task, hidden, source)
+    flags = credit.cached(key)
+    if flags is None:
+        verdict = await _judge_code(task, hidden, source, client)
+        flags = [bool(t["passed"]) for t in verdict["tests"]] or [False] * len(hidden["tests"])
+        credit.remember(key, flags)
+    return flags
+
+
+async def _judge_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
+                      client: ScoringClient) -> dict:
+    """Run `code` through the service and judge it against the hidden tests."""
     try:
         if task.get("modality") == "browser":
             reply = await client.run_browser_job(build_browser_job(dict(task), code))

@@ -181,7 +181,14 @@ breakpoints; DOM tasks check event handling in a real browser.
   (edition 2021, std only), so shared tasks across languages are deliberate translations.
 - Hidden tests: edge cases of the input domain plus seeded samples (12 per task, plus up to
   2 inputs that expose the near-miss when the 12 do not), expected
-  values computed by the oracle and compared exactly as canonical stdout (no floats).
+  values computed by the oracle and compared exactly as canonical stdout (no floats). One
+  number policy holds in every language's harness: an int-typed result that is an integral
+  value in the int32 range prints as that integer (Python `len(xs) / 1` prints `3`, `-0.0`
+  prints `0`); a non-integral value, NaN, an infinity, a value outside int32 or a boolean
+  prints as its language spells it and fails.
+- `hidden_test_pass_rate` (a diagnostic) credits only hidden tests that neither the empty
+  answer nor the task's negative control passes, so an answer that implements nothing
+  scores 0 on it.
 - Each task has a negative control (a deliberately wrong solution: +1, negated, or an extra
   item) and, where the grammar allows, a near-miss (a stage left out or a predicate weakened)
   with hidden inputs that expose it.

@@ -7,8 +7,9 @@ import json
 import os
 import platform
 import subprocess
+from functools import cache
 
-from smolscript_sandbox.runtimes import RUNTIMES, binaries
+from smolscript_sandbox.runtimes import RUNTIMES, binaries, get_runtime
 
 
 def _version(argv0: str) -> str:
@@ -22,6 +23,16 @@ def _version(argv0: str) -> str:
         return "missing"
     text = (done.stdout or done.stderr).strip()
     return text.splitlines()[0] if text else f"exit {done.returncode}"
+
+
+@cache
+def runtime_versions(runtime: str) -> dict[str, str]:
+    """The version line of each binary of one runtime (asked once per service process); every
+    program reply carries it, so that each scored result names the toolchain that scored it.
+
+    Raises JobRejected for an unknown runtime.
+    """
+    return {b: _version(b) for b in binaries(get_runtime(runtime))}
 
 
 def toolchain_versions() -> dict[str, dict[str, str]]:

@@ -90,7 +90,7 @@ def bwrap_argv(
     nproc_inside = shared_uid()
     prlimit = [
         "prlimit",
-        f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
+        f"--cpu={limits.rlimit_cpu_s}:{limits.rlimit_cpu_s + 1}",
         f"--as={limits.address_space}",
         *([] if nproc_inside else [f"--nproc={limits.nproc}"]),
         f"--fsize={limits.fsize}",

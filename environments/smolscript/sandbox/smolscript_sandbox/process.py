@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from smolscript_sandbox.cpuwait import sample, tree_pids
 from smolscript_sandbox.isolation import Identity, bwrap_argv, drop_argv
 from smolscript_sandbox.limits import Limits
 from smolscript_sandbox.reaper import REAPER
@@ -27,6 +28,9 @@ class RawRun:
 
     `started` is False when bwrap never spawned the child (sandbox setup failed: infra).
     `stdout_overflow` means the process wrote more than the kept head and was killed.
+    `wall_timeout` / `cpu_timeout`: the watchdog killed it on the wall / CPU limit; `cpu_s`
+    and `queue_wait_s` are its CPU time and run-queue wait as last seen (`cpuwait.sample`,
+    sampled every POLL_S while it ran: 0 for a process that ended sooner).
     """
 
     started: bool
@@ -38,6 +42,9 @@ class RawRun:
     wall_timeout: bool
     time_s: float
     setup_error: str = ""
+    cpu_timeout: bool = False
+    cpu_s: float = 0.0
+    queue_wait_s: float = 0.0
 
 
 async def _read_head(
@@ -74,6 +81,54 @@ async def _read_status(fd: int, into: list[dict]) -> None:
                 into.append(json.loads(line))
     finally:
         transport.close()
+
+
+POLL_S = 0.1  # how often a running test's CPU time and run-queue wait are read
+TREE_WALK_S = 0.5  # how often its process tree is looked up again (a scan of /proc)
+
+
+@dataclass
+class Watch:
+    """What the watchdog saw of one process: how it ended and its last counters (seconds)."""
+
+    ended_by: str = "exit"  # "exit", "cpu" (CPU limit) or "wall" (wall limit)
+    cpu_s: float = 0.0
+    queue_wait_s: float = 0.0
+
+
+async def watch(proc: asyncio.subprocess.Process, limits: Limits, start: float) -> Watch:
+    """Wait for `proc` while enforcing the time limits; returns how it ended.
+
+    "cpu": the tree's exact CPU time (`cpuwait.sample`) reached `limits.cpu_s`. "wall": the
+    elapsed time passed `limits.wall_s` plus the tree's run-queue wait (a program held back
+    by other load is not slow), or `limits.wall_ceiling_s` in all (0: no extension). The
+    caller kills the process on either. `start` is a `time.monotonic()` reading.
+    """
+    seen = Watch()
+    ceiling = start + max(limits.wall_s, limits.wall_ceiling_s)
+    pids: list[int] = []
+    walked = start
+    while True:
+        now = time.monotonic()
+        deadline = min(start + limits.wall_s + seen.queue_wait_s, ceiling)
+        if now >= deadline:
+            seen.ended_by = "wall"
+            return seen
+        try:
+            await asyncio.wait_for(asyncio.shield(proc.wait()),
+                                   timeout=min(POLL_S, deadline - now))
+            return seen
+        except TimeoutError:
+            pass
+        if time.monotonic() - walked >= TREE_WALK_S:
+            pids = await asyncio.to_thread(tree_pids, proc.pid)
+            walked = time.monotonic()
+        cpu, wait = sample(pids)
+        seen.cpu_s = max(seen.cpu_s, cpu)
+        seen.queue_wait_s = max(seen.queue_wait_s, wait)
+        if proc.returncode is None and seen.cpu_s >= limits.cpu_s:
+            seen.ended_by = "cpu"
+            return seen
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -141,12 +196,9 @@ async def run_sandboxed(
     out_task = asyncio.create_task(_read_head(proc.stdout, limits.stdout_bytes, stdout_overflow))
     err_task = asyncio.create_task(_read_head(proc.stderr, limits.stderr_bytes))
     feed_task = asyncio.create_task(feed())
-    wall_timeout = False
     try:
-        try:
-            await asyncio.wait_for(proc.wait(), timeout=limits.wall_s)
-        except TimeoutError:
-            wall_timeout = True
+        seen = await watch(proc, limits, start)
+        if seen.ended_by != "exit":
             _kill(proc)
             await proc.wait()
         elapsed = time.monotonic() - start
@@ -176,7 +228,10 @@ async def run_sandboxed(
         stderr=stderr,
         stdout_overflow=overflowed,
         stderr_truncated=err_trunc,
-        wall_timeout=wall_timeout,
         time_s=round(elapsed, 4),
         setup_error="" if started else stderr.decode("utf-8", "replace")[:2000],
+        wall_timeout=seen.ended_by == "wall",
+        cpu_timeout=seen.ended_by == "cpu",
+        cpu_s=round(seen.cpu_s, 4),
+        queue_wait_s=round(seen.queue_wait_s, 4),
     )

@@ -6,9 +6,11 @@ only sequences them inside one slot and assembles the reply (`schema.ProgramRepl
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 from smolscript_sandbox.errors import SandboxInfraError
+from smolscript_sandbox.hostinfo import runtime_versions
 from smolscript_sandbox.limits import Limits
 from smolscript_sandbox.process import run_sandboxed
 from smolscript_sandbox.runtimes import Program, build_program
@@ -53,9 +55,11 @@ async def _compile(slot: Slot, program: Program, limits: Limits) -> CompileResul
     if status == "infra_error":
         return CompileResult(status="infra_error", stderr=raw.setup_error, time_s=raw.time_s)
     text = decode_diagnostic(raw.stdout + raw.stderr)
+    truncated = raw.stdout_overflow or raw.stderr_truncated
     if status != "ok":
-        return CompileResult(status="compile_error", reason=status, stderr=text, time_s=raw.time_s)
-    return CompileResult(status="ok", stderr=text, time_s=raw.time_s)
+        return CompileResult(status="compile_error", reason=status, stderr=text,
+                             time_s=raw.time_s, truncated=truncated)
+    return CompileResult(status="ok", stderr=text, time_s=raw.time_s, truncated=truncated)
 
 
 async def run_program_job(pool: SlotPool, job: ProgramJob) -> ProgramReply:
@@ -71,7 +75,9 @@ async def run_program_job(pool: SlotPool, job: ProgramJob) -> ProgramReply:
     except SandboxInfraError as exc:  # a toolchain binary is missing here
         return _infra(exc.reason, len(stdins))
     try:
-        return await _execute(pool, program, stdins)
+        versions = await asyncio.to_thread(runtime_versions, job.runtime)
+        reply = await _execute(pool, program, stdins)
+        return reply.model_copy(update={"toolchain": versions})
     except Exception as exc:  # noqa: BLE001 - a fault of the service, never of the candidate
         return _infra(f"sandbox failure: {type(exc).__name__}: {exc}", len(stdins))
 

@@ -33,14 +33,49 @@ class Runtime:
     run_limits: Limits = RUN_LIMITS
 
 
+# C and C++ verdicts must not depend on the compiler's defaults: gcc 14 made implicit function
+# declarations, implicit int, int-conversion and incompatible-pointer-type errors where gcc 12
+# only warns. These flags make them errors on every gcc the service may run (warnings stay in
+# the compile record's stderr).
+C_FLAGS = (
+    "-std=c11",
+    "-O1",
+    "-Werror=implicit-function-declaration",
+    "-Werror=implicit-int",
+    "-Werror=int-conversion",
+    "-Werror=incompatible-pointer-types",
+    # gcc 14's -Wreturn-mismatch (`return;` in an int function) is part of -Wreturn-type on
+    # gcc 12, which also covers falling off the end of a non-void function: an error here.
+    "-Werror=return-type",
+)
+CPP_FLAGS = ("-std=c++17", "-O1")
+# Python's compile step: the interpreter's compiler on the file, reporting only the error
+# (as the interpreter itself would print it), never a traceback of this one-liner.
+PYTHON_COMPILE = (
+    "import sys, traceback\n"
+    "try:\n"
+    "    compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')\n"
+    "except (SyntaxError, ValueError) as exc:\n"
+    "    sys.stderr.write(''.join(traceback.format_exception_only(exc)))\n"
+    "    sys.exit(1)\n"
+)
+# The class of smolscript's C# harness (harnesses/csharp.cs) that holds the entry point.
+CSHARP_HARNESS_CLASS = "SmolHarness"
+
 RUNTIMES: dict[str, Runtime] = {
     "python": Runtime(
         id="python",
         main_file="main.py",
+        # The interpreter's own compiler with the run's flags: `compile()` runs the parser,
+        # the symbol table and the code generator, so errors that `ast.parse` accepts
+        # (`break` outside a loop, `nonlocal` at module level, `return` outside a function)
+        # are compile errors here and never surface as runtime errors.
         compile_argv=(
             "/usr/bin/python3",
+            "-I",
+            "-S",
             "-c",
-            "import ast,sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])",
+            PYTHON_COMPILE,
             "{dir}/main.py",
         ),
         run_argv=("/usr/bin/python3", "-I", "-S", "{dir}/main.py"),
@@ -54,14 +89,14 @@ RUNTIMES: dict[str, Runtime] = {
     "cpp": Runtime(
         id="cpp",
         main_file="main.cpp",
-        compile_argv=("/usr/bin/g++", "-std=c++17", "-O1", "-o", "{dir}/main", "{dir}/main.cpp"),
+        compile_argv=("/usr/bin/g++", *CPP_FLAGS, "-o", "{dir}/main", "{dir}/main.cpp"),
         run_argv=("{dir}/main",),
         env={"PATH": "/usr/bin:/bin"},
     ),
     "c": Runtime(
         id="c",
         main_file="main.c",
-        compile_argv=("/usr/bin/gcc", "-std=c11", "-O1", "-o", "{dir}/main", "{dir}/main.c", "-lm"),
+        compile_argv=("/usr/bin/gcc", *C_FLAGS, "-o", "{dir}/main", "{dir}/main.c", "-lm"),
         run_argv=("{dir}/main",),
         env={"PATH": "/usr/bin:/bin"},
     ),
@@ -78,6 +113,11 @@ RUNTIMES: dict[str, Runtime] = {
             "/usr/bin/mcs",
             "-langversion:7.2",
             "-nowarn:219,162,168",
+            # The harness's class is the entry point even when the candidate writes a Main.
+            f"-main:{CSHARP_HARNESS_CLASS}",
+            # What `dotnet new console` references beyond mcs's defaults (System, System.Core
+            # with LINQ): BigInteger and Complex live in System.Numerics.
+            "-r:System.Numerics.dll",
             "-out:{dir}/main.exe",
             "{dir}/main.cs",
         ),

@@ -62,34 +62,41 @@ class ProgramJob(BaseModel):
 
 class CompileResult(BaseModel):
     """The compile step: `ok`, `compile_error` (`reason`: the step's own status, e.g.
-    `timeout`) or `infra_error`; `stderr` holds the compiler's output."""
+    `timeout`) or `infra_error`; `stderr` holds the compiler's output (warnings included, also
+    when it compiled); `truncated` when that output went over the kept head."""
 
     status: Literal["ok", "compile_error", "infra_error"]
     stderr: str = ""
     time_s: float = 0.0
     reason: str | None = None
+    truncated: bool = False
 
 
 class RunResult(BaseModel):
     """One test run. `stdout` is normalized (invalid UTF-8 replaced, CRLF -> LF, one final
-    newline stripped); `truncated` when stdout or stderr went over the kept head."""
+    newline stripped); `truncated` when stdout or stderr went over the kept head. `time_s`
+    is elapsed seconds; `cpu_s` the CPU seconds last sampled while it ran (0 when it ended
+    before the first sample, 0.1 s in)."""
 
     status: RunStatus
     stdout: str = ""
     stderr: str = ""
     exit_code: int | None = None
     time_s: float = 0.0
+    cpu_s: float = 0.0
     truncated: bool = False
 
 
 class ProgramReply(BaseModel):
     """The reply to a program job. `status` is `ok` (compiled; every test carries its own
-    status), `compile_error` (no tests ran) or `infra_error` (`error` says why)."""
+    status), `compile_error` (no tests ran) or `infra_error` (`error` says why). `toolchain`
+    maps each binary the runtime used to its version line (`gcc (Debian 12.2.0-14) 12.2.0`)."""
 
     status: Literal["ok", "compile_error", "infra_error"]
     compile: CompileResult | None = None
     tests: list[RunResult] = Field(default_factory=list)
     error: str | None = None
+    toolchain: dict[str, str] = Field(default_factory=dict)
 
     def infra_detail(self) -> str | None:
         """Why the job, or one of its tests, is an `infra_error`; None when none is."""

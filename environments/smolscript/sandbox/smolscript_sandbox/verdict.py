@@ -53,10 +53,10 @@ def classify(raw: RawRun, limits: Limits) -> str:
         return "output_limit"
     if raw.exit_code != 0 and "File too large" in stderr:
         return "output_limit"  # EFBIG: runtimes that ignore SIGXFSZ (Python) raise instead
-    if raw.wall_timeout or sig == signal.SIGXCPU:
+    if raw.wall_timeout or raw.cpu_timeout or sig == signal.SIGXCPU:
         return "timeout"
-    if sig == signal.SIGKILL and raw.time_s >= limits.cpu_s:
-        return "timeout"  # the hard CPU limit fired
+    if sig == signal.SIGKILL and raw.time_s >= limits.rlimit_cpu_s:
+        return "timeout"  # the hard CPU rlimit (the backstop's) fired
     if raw.exit_code != 0 and _MEMORY_PATTERNS.search(stderr):
         return "memory_limit"
     if raw.exit_code != 0:
@@ -72,5 +72,6 @@ def test_result(raw: RawRun, limits: Limits) -> RunResult:
         stderr=decode_diagnostic(raw.stderr) if raw.started else raw.setup_error,
         exit_code=raw.exit_code,
         time_s=raw.time_s,
+        cpu_s=raw.cpu_s,
         truncated=raw.stdout_overflow or raw.stderr_truncated,
     )

@@ -1,4 +1,8 @@
+// The harness's main is the entry point: a main written in the candidate's code is renamed
+// (and never called), so that it cannot clash with or replace the harness's.
+#define main smol_candidate_main
 // @@SOURCE@@
+#undef main
 
 #include <iostream>
 #include <string>

@@ -8,9 +8,10 @@ local function smol_int()
   return math.tointeger(tonumber(smol_line()))
 end
 
--- Lua has one number type with two subtypes; an integral float counts as that integer.
+-- The number policy of int results (README): an integral float in the int32 range prints as
+-- that integer (-0.0 as 0); anything else prints as Lua spells it.
 local function smol_int_text(v)
-  if math.type(v) == "float" and v == math.floor(v) then
+  if math.type(v) == "float" and v == math.floor(v) and v >= -2147483648 and v <= 2147483647 then
     return string.format("%d", v)
   end
   return tostring(v)
