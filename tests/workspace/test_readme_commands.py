@@ -144,6 +144,8 @@ def check(argv: list[str]) -> None:
                 f"{argv[2]}.__main__").main
             return parse_with_main(main, argv[3:])
         return parse_with_main(script_main(REPO / argv[1]), argv[2:])
+    if argv[0] == "eval" and len(argv) == 2:  # eval "$(command)": check the command inside
+        return check(shlex.split(argv[1].removeprefix("$(").removesuffix(")")))
     if argv[0] == "bash":
         assert (REPO / argv[1]).is_file(), f"{argv[1]} does not exist"
         return None
