@@ -304,20 +304,50 @@ def _as_infrastructure_error(error: BaseException) -> InfrastructureError | None
     return InfrastructureError.from_text(str(error))
 
 
-class PolicyEnv(vf.SingleTurnEnv):
+class RunFailurePolicy:
+    """Mixin for any verifiers Environment (a `vf.EnvGroup` too): the run-level failure policy.
+
+    A run that hit an infrastructure failure raises `InfrastructureError` from `generate` (also
+    when the failure happened in a vf-eval env-server worker, which sends only its repr);
+    uncaught, it prints as one line and the process exits 1, and a saved run's folder is renamed
+    `<name>-FAILED` (`mark_failed_run`). `error_budget`, when set, checks the finished run's
+    share of tolerated failures. Put it before the verifiers class: `class E(RunFailurePolicy,
+    vf.EnvGroup)`.
+    """
+
+    error_budget: ErrorBudget | None = None
+
+    async def generate(self, *args: Any, **kwargs: Any) -> Any:
+        install_excepthook()
+        saved = kwargs.get("results_path") if kwargs.get("save_results") else None
+        try:
+            outputs = await super().generate(*args, **kwargs)
+            if self.error_budget is not None:
+                self.error_budget.apply(outputs)
+        except Exception as exc:
+            infra = _as_infrastructure_error(exc)
+            if saved:
+                mark_failed_run(Path(saved), str(infra or exc))
+            if infra is None:
+                raise
+            raise infra from None
+        if saved:
+            print(f"smol-envs: results saved to {saved}", file=sys.stderr)
+        return outputs
+
+
+class PolicyEnv(RunFailurePolicy, vf.SingleTurnEnv):
     """SingleTurnEnv with the collection's failure policy.
 
     - An empty model answer becomes an empty assistant message flagged `empty_response` (scored
       0 once) instead of verifiers' retry-then-drop.
     - A run that hit an infrastructure failure raises `InfrastructureError` from `generate`
-      (also when the failure happened in a vf-eval env-server worker); uncaught, it prints as one
-      line and the process exits 1.
+      (`RunFailurePolicy`); uncaught, it prints as one line and the process exits 1.
     - `error_budget`, when set, checks the finished run's share of tolerated failures.
     - `default_max_tokens`, when set, is the token budget of a request that names none (vf-eval
       without `-t`); a budget the user gives always wins.
     """
 
-    error_budget: ErrorBudget | None = None
     default_max_tokens: int | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -350,24 +380,6 @@ class PolicyEnv(vf.SingleTurnEnv):
                 model=str(state.get("model") or ""), usage=None,
                 message=ResponseMessage(content="", finish_reason="stop", is_truncated=False),
             )
-
-    async def generate(self, *args: Any, **kwargs: Any) -> Any:
-        install_excepthook()
-        saved = kwargs.get("results_path") if kwargs.get("save_results") else None
-        try:
-            outputs = await super().generate(*args, **kwargs)
-            if self.error_budget is not None:
-                self.error_budget.apply(outputs)
-        except Exception as exc:
-            infra = _as_infrastructure_error(exc)
-            if saved:
-                mark_failed_run(Path(saved), str(infra or exc))
-            if infra is None:
-                raise
-            raise infra from None
-        if saved:
-            print(f"smol-envs: results saved to {saved}", file=sys.stderr)
-        return outputs
 
 
 def mark_failed_run(folder: Path, reason: str) -> Path | None:
