@@ -144,6 +144,13 @@ def bench_stub(samples: int, concurrency: int, port: int, fail_every: int) -> No
         cpu, wall = time.process_time(), time.perf_counter()
         asyncio.run(env.rubric.score_group(states))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        # The rubric's own overhead: the same rollouts again, their judgements already made
+        # (the score-once rubric finds them), so nothing but the rubric runs.
+        for state in states:
+            state.pop("metrics", None)
+        rubric_only = time.perf_counter()
+        asyncio.run(env.rubric.score_group(states))
+        rubric_only = time.perf_counter() - rubric_only
         print(f"load average after: {load()}")
     pure = time.perf_counter()
     for state in states:
@@ -160,6 +167,8 @@ def bench_stub(samples: int, concurrency: int, port: int, fail_every: int) -> No
     print(f"  this process's CPU: {cpu / samples * 1e3:.2f} ms per sample, of which prompt "
           f"build + verdict parse {pure / samples * 1e3:.3f} ms; the rest is the HTTP client "
           f"(openai/httpx) and the rubric")
+    print(f"  rubric overhead (judgements already made, nothing but the rubric): "
+          f"{rubric_only / samples * 1e6:.1f} us per sample")
 
 
 def main() -> None:

@@ -93,6 +93,10 @@ class TaskRubric(ScoreOnceRubric):
         super().__init__(funcs=funcs, weights=weights)
         self.kind, self.rows, self.tier2 = kind, rows, tier2
 
+    def direct_metrics(self, state: dict) -> dict[str, float]:
+        """Every metric at once: the reward functions read the record (no argument assembly)."""
+        return {func.__name__: func(state) for func in self.funcs}
+
     async def score_once(self, state: dict) -> dict:
         if self.kind == MC:
             record = state.get("mc_record")
