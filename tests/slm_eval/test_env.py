@@ -83,6 +83,45 @@ def test_a_train_split_is_refused(tmp_path):
         env.get_dataset()
 
 
+@pytest.mark.unit
+def test_math_rubric_gives_what_verifiers_own_path_gives(tmp_path):
+    """The one-pass rubric (records read by direct_metrics, DirectCallGroup) against verifiers'
+    RubricGroup and Rubric code on the same rollouts: same reward, metrics (and their order),
+    advantage."""
+    import asyncio
+    import copy
+
+    import verifiers as vf
+    from verifiers.types import State
+
+    rows = [{"problem": f"{k}+1?", "solution": f"So $\\boxed{{{k + 1}}}$.",
+             "unique_id": f"t/{k}.json"} for k in range(4)]
+    path = tmp_path / "math.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = load_environment(task="math_500", data_path=str(path))
+    records = env.get_eval_dataset().to_list()
+    texts = ["$\\boxed{1}$", "the answer is 7", "", "\\boxed{4}"]
+    fast = []
+    for k, (record, text) in enumerate(zip(records, texts, strict=True)):
+        state = State(input={"prompt": record["prompt"], "answer": record["answer"],
+                             "info": record["info"], "example_id": k})
+        state["completion"] = [{"role": "assistant", "content": text}]
+        state["trajectory"] = []
+        fast.append(state)
+    slow = copy.deepcopy(fast)
+    asyncio.run(env.rubric.score_group(fast))
+    members = env.rubric.rubrics
+    for member in members:
+        member.score_group = (lambda s, m=member: vf.Rubric.score_group(m, s))
+    asyncio.run(members[0].ensure_group_scored(slow))
+    asyncio.run(vf.RubricGroup.score_group(env.rubric, slow))
+    for g, e in zip(fast, slow, strict=True):
+        assert g["metrics"] == e["metrics"] and list(g["metrics"]) == list(e["metrics"])
+        assert g["reward"] == e["reward"] and g["advantage"] == pytest.approx(e["advantage"])
+    assert [s["reward"] for s in fast] == [1.0, 0.0, 0.0, 1.0]
+    assert [s["metrics"]["unparseable"] for s in fast] == [0.0, 0.0, 1.0, 0.0]
+
+
 @pytest.mark.integration
 def test_groups_refuse_a_train_split(archive_cache, no_hub):
     env = load_environment(task="int_index", num_examples=1)

@@ -3,9 +3,10 @@
 Given the messages built by `judge.build_messages`, `JudgeClient.top_logprobs` calls an
 OpenAI-compatible chat endpoint with max_tokens=1, logprobs=True and top_logprobs=5 (AlpacaEval
 2.0's weighted annotator settings), retries transient failures (connection errors, timeouts,
-429 and 5xx) with exponential backoff (sleeping outside its concurrency slot), and returns either the first token's top logprobs or an
-error string. It never raises for an endpoint failure: verifiers 0.3.1 would swallow the
-exception inside a reward function and score 0, so failures travel as values and are counted.
+429 and 5xx) with exponential backoff (sleeping outside its concurrency slot), and returns
+either the first token's top logprobs or an error string. It never raises for an endpoint
+failure: verifiers 0.3.1 would swallow the exception inside a reward function and score 0, so
+failures travel as values and are counted.
 """
 
 from __future__ import annotations
