@@ -369,6 +369,29 @@ def _as_infrastructure_error(error: BaseException) -> InfrastructureError | None
     return InfrastructureError.from_text(str(error))
 
 
+def _drop_unawaited_infrastructure_failures(loop: asyncio.AbstractEventLoop) -> None:
+    """Keep the run's failure to its one line.
+
+    When one rollout's infrastructure failure stops a run, verifiers leaves the other rollouts'
+    tasks to end on their own; those that fail the same way are never awaited, and asyncio would
+    print each with a traceback ("Task exception was never retrieved"). This handler drops
+    exceptions that are infrastructure failures (already reported); anything else still reaches
+    the previous handler.
+    """
+    previous = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if error is not None and _as_infrastructure_error(error) is not None:
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
 class RunFailurePolicy:
     """Mixin for any verifiers Environment (a `vf.EnvGroup` too): the run-level failure policy.
 
@@ -395,6 +418,7 @@ class RunFailurePolicy:
                 mark_failed_run(Path(saved), str(infra or exc))
             if infra is None:
                 raise
+            _drop_unawaited_infrastructure_failures(asyncio.get_running_loop())
             raise infra from None
         if saved:
             print(f"smol-envs: results saved to {saved}", file=sys.stderr)
