@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import time
@@ -102,6 +103,7 @@ def verifiers_group(group: vf.RubricGroup, own_members: bool) -> Callable[[list]
 def time_scorer(score: Callable[[list], Any], records: list[dict[str, Any]], total: int) -> float:
     """Seconds to score `total` fresh rollouts with `score(states)` (sync or async)."""
     states = make_states(records, total)
+    gc.collect()  # the previous scorer's garbage is not this one's cost
     started = time.perf_counter()
     result = score(states)
     if asyncio.iscoroutine(result):
