@@ -4,7 +4,12 @@ Both rubrics score the same synthetic rollouts in the same run, through verifier
 `Rubric.score_group`: gold answers, one-line-wrong answers, prose before the block, fenced
 blocks, answers without tags and empty texts, built from the packaged benchmark. The plain
 rubric is what a minimal verifiers environment would use: `vf.XMLParser(["answer"])` and one
-exact-match reward. Prints a table; nothing is asserted.
+exact-match reward. Where the time goes, in the same run: the pure scoring floor (parse and
+score each text, no rubric), the environment's rubric (`DirectCallGroup`: one pass over its
+members), the same member rubrics through verifiers' `RubricGroup` (this repository before
+the one-pass group) and through verifiers' own path throughout (`Rubric.score_group`, before
+`DirectCallRubric`). Prints a table and the load average before and after (the machine may be
+shared: figures are only comparable within one run); nothing is asserted.
 
     uv run python benchmarks/bench_pico_dsl_v1_rubric.py [--rollouts 4800] [--repeats 5]
 """
@@ -13,13 +18,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
 from pico_dsl_v1 import load_environment
-from pico_dsl_v1.env import rollout_state
+from pico_dsl_v1.env import completion_text, rollout_state
+from pico_dsl_v1.parse import parse_answer
+from pico_dsl_v1.score import score_answer
 from verifiers.types import State
 
 
@@ -59,35 +69,84 @@ def plain_rubric() -> vf.Rubric:
     return vf.Rubric(funcs=[exact_match], weights=[1.0], parser=parser)
 
 
-def time_rubric(rubric: vf.Rubric, records: list[dict[str, Any]], total: int) -> float:
-    """Seconds to score `total` fresh rollouts with `rubric.score_group`."""
+def pure_scoring(states: list[State]) -> None:
+    """The floor: parse and score each text, no rubric, no verifiers."""
+    for state in states:
+        score_answer(parse_answer(completion_text(state["completion"])),
+                     state["info"]["target_lines"])
+
+
+def verifiers_group(group: vf.RubricGroup, own_members: bool) -> Callable[[list], Any]:
+    """`group`'s members scored through verifiers' RubricGroup code (and, with `own_members`,
+    every member through verifiers' own `Rubric.score_group` too), after the score-once step."""
+
+    async def run(states: list[State]) -> None:
+        for member in group.rubrics:
+            if hasattr(member, "ensure_group_scored"):
+                await member.ensure_group_scored(states)
+        if not own_members:
+            await vf.RubricGroup.score_group(group, states)
+            return
+        originals = [m.score_group for m in group.rubrics]
+        try:
+            for member in group.rubrics:
+                member.score_group = (
+                    lambda s, m=member: vf.Rubric.score_group(m, s))  # type: ignore[method-assign]
+            await vf.RubricGroup.score_group(group, states)
+        finally:
+            for member, original in zip(group.rubrics, originals, strict=True):
+                member.score_group = original  # type: ignore[method-assign]
+
+    return run
+
+
+def time_scorer(score: Callable[[list], Any], records: list[dict[str, Any]], total: int) -> float:
+    """Seconds to score `total` fresh rollouts with `score(states)` (sync or async)."""
     states = make_states(records, total)
+    gc.collect()  # the previous scorer's garbage is not this one's cost
     started = time.perf_counter()
-    asyncio.run(rubric.score_group(states))
+    result = score(states)
+    if asyncio.iscoroutine(result):
+        asyncio.run(result)
     return time.perf_counter() - started
 
 
+def load() -> str:
+    """The 1/5/15-minute load averages."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
-    """Run both rubrics `repeats` times, alternating, and print median rollouts/s."""
+    """Time each scorer `repeats` times, interleaved, and print median rollouts/s."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rollouts", type=int, default=4800)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--skip-slow", action="store_true",
+                        help="leave out verifiers' own path throughout (the slowest row)")
     args = parser.parse_args()
     env = load_environment()
     records = env.get_eval_dataset().to_list()
-    rubrics = {
-        "pico-dsl-v1 rubric (15 metrics)": env.rubric,
-        "plain exact-match rubric": plain_rubric(),
+    scorers: dict[str, Callable[[list], Any]] = {
+        "pure scoring floor (no rubric)": pure_scoring,
+        "pico-dsl-v1 rubric (15 metrics)": env.rubric.score_group,
+        "plain exact-match rubric": plain_rubric().score_group,
+        "before: verifiers' RubricGroup": verifiers_group(env.rubric, own_members=False),
     }
-    times: dict[str, list[float]] = {name: [] for name in rubrics}
+    if not args.skip_slow:
+        scorers["before: verifiers' path throughout"] = verifiers_group(env.rubric, True)
+    print(f"load average before: {load()} ({os.cpu_count()} CPUs)")
+    times: dict[str, list[float]] = {name: [] for name in scorers}
     for _ in range(args.repeats):
-        for name, rubric in rubrics.items():
-            times[name].append(time_rubric(rubric, records, args.rollouts))
-    print(f"{args.rollouts} rollouts x {args.repeats} repeats (median)")
-    print(f"{'rubric':<34} {'rollouts/s':>12} {'us/rollout':>12}")
-    for name, values in times.items():
-        median = statistics.median(values)
-        print(f"{name:<34} {args.rollouts / median:>12.0f} {median / args.rollouts * 1e6:>12.1f}")
+        for name, score in scorers.items():
+            times[name].append(time_scorer(score, records, args.rollouts))
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    plain = medians["plain exact-match rubric"]
+    print(f"{args.rollouts} rollouts x {args.repeats} repeats (median), through score_group")
+    print(f"{'scorer':<36} {'rollouts/s':>11} {'us/rollout':>11} {'vs plain':>9}")
+    for name, median in medians.items():
+        print(f"{name:<36} {args.rollouts / median:>11.0f} "
+              f"{median / args.rollouts * 1e6:>11.1f} {median / plain:>8.2f}x")
+    print(f"load average after: {load()}")
 
 
 if __name__ == "__main__":

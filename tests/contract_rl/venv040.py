@@ -26,6 +26,7 @@ SOURCES = (
     "environments/smoltalkbench",
     "environments/smolscript",
     "environments/smolscript/sandbox",  # smolscript_sandbox.client/schema (httpx + pydantic)
+    "environments/slm_eval",  # only its refusing taskset (slm-eval is evaluation-only)
     ".",
 )
 

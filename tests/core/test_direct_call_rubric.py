@@ -59,6 +59,30 @@ def test_pico_scores_equal_verifiers_own_path():
     assert all(s["metrics"]["num_turns"] == 0.0 for s in fast)  # no trajectory in these states
 
 
+def test_the_group_equals_verifiers_rubric_group():
+    """One pass over the group gives what vf.RubricGroup.score_group gives: summed reward,
+    merged metrics after any earlier ones, the last member's advantage and the first member's
+    reward/advantage on trajectory steps that had none."""
+    from smol_envs_core.policy import DirectCallGroup
+
+    env = load_environment()
+    assert type(env.rubric) is DirectCallGroup
+    fast = _states(env)
+    for k, state in enumerate(fast):
+        state["trajectory"] = [{"reward": None, "advantage": None}] * (k % 3)
+        if k % 4 == 0:
+            state["metrics"] = {"earlier": 0.5}
+    slow = copy.deepcopy(fast)
+    asyncio.run(env.rubric.score_group(fast))
+    asyncio.run(vf.RubricGroup.score_group(env.rubric, slow))  # verifiers' own group path
+    for g, e in zip(fast, slow, strict=True):
+        assert g["metrics"] == e["metrics"] and list(g["metrics"]) == list(e["metrics"])
+        assert g["reward"] == e["reward"]
+        assert g["advantage"] == pytest.approx(e["advantage"])
+        assert g["trajectory"] == e["trajectory"]
+    assert [s["metrics"]["num_turns"] for s in fast[:3]] == [0.0, 1.0, 2.0]
+
+
 def test_a_rubric_with_other_arguments_keeps_verifiers_path():
     def needs_parser(completion, parser) -> float:
         return 1.0

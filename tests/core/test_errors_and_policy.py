@@ -137,3 +137,26 @@ def test_a_failed_run_folder_is_renamed_with_its_reason(tmp_path, capsys):
     run.mkdir()
     assert mark_failed_run(run, "again").name == "abc123-FAILED2"
     assert mark_failed_run(tmp_path / "missing", "x") is None
+
+
+@pytest.mark.unit
+def test_unawaited_infrastructure_failures_are_dropped_once_the_run_stopped():
+    """After a run stopped on an infrastructure failure, other rollouts failing the same way are
+    not printed again with tracebacks ("Task exception was never retrieved"); other errors are."""
+    import asyncio
+
+    from smol_envs_core.policy import _drop_unawaited_infrastructure_failures
+
+    seen = []
+    loop = asyncio.new_event_loop()
+    try:
+        loop.set_exception_handler(lambda loop, context: seen.append(context["exception"]))
+        _drop_unawaited_infrastructure_failures(loop)
+        relayed = RuntimeError(repr(InfrastructureError("model endpoint", "404", "http://x/v1")))
+        bug = ValueError("a bug")
+        for error in (InfrastructureError("judge", "down"), relayed, bug):
+            loop.call_exception_handler(
+                {"message": "Task exception was never retrieved", "exception": error})
+    finally:
+        loop.close()
+    assert seen == [bug]

@@ -8,13 +8,16 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from slm_eval import composite
 from slm_eval.env import METRICS, load_environment
-from slm_eval.errors import ConfigError
+from slm_eval.errors import ConfigError, EvaluationOnlyError
 from slm_eval.tasks import KIND_METRICS
+from smol_envs_core.errors import UnknownArgumentError
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "environments" / "slm_eval" / "README.md"
@@ -54,6 +57,77 @@ def test_arguments_table_matches_signature():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ConfigError, match=message):
         load_environment(**kwargs)
+
+
+@pytest.mark.unit
+def test_a_misspelled_argument_is_refused_with_the_valid_names():
+    with pytest.raises(UnknownArgumentError) as caught:
+        load_environment(tsak="arc_easy", num_exmaples=3)
+    message = str(caught.value)
+    assert message.startswith("slm-eval: unknown argument(s) num_exmaples, tsak; valid: task, ")
+    params = [p for p in inspect.signature(load_environment).parameters if p != "kwargs"]
+    assert message.endswith("valid: " + ", ".join(params))
+
+
+@pytest.mark.unit
+def test_a_train_split_is_refused(tmp_path):
+    """slm-eval is evaluation-only: its rows are in the eval split; asking for a train split
+    (what a trainer does) names why and what to use instead."""
+    row = {"id": "q1", "question": "Which is a liquid?", "answerKey": "B",
+           "choices": {"text": ["ice", "water"], "label": ["A", "B"]}}
+    path = tmp_path / "arc.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    env = load_environment(task="arc_easy", data_path=str(path))
+    assert len(env.get_eval_dataset()) == 1
+    with pytest.raises(EvaluationOnlyError, match="evaluation-only: it has no train split"):
+        env.get_dataset()
+
+
+@pytest.mark.unit
+def test_math_rubric_gives_what_verifiers_own_path_gives(tmp_path):
+    """The one-pass rubric (records read by direct_metrics, DirectCallGroup) against verifiers'
+    RubricGroup and Rubric code on the same rollouts: same reward, metrics (and their order),
+    advantage."""
+    import asyncio
+    import copy
+
+    import verifiers as vf
+    from verifiers.types import State
+
+    rows = [{"problem": f"{k}+1?", "solution": f"So $\\boxed{{{k + 1}}}$.",
+             "unique_id": f"t/{k}.json"} for k in range(4)]
+    path = tmp_path / "math.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = load_environment(task="math_500", data_path=str(path))
+    records = env.get_eval_dataset().to_list()
+    texts = ["$\\boxed{1}$", "the answer is 7", "", "\\boxed{4}"]
+    fast = []
+    for k, (record, text) in enumerate(zip(records, texts, strict=True)):
+        state = State(input={"prompt": record["prompt"], "answer": record["answer"],
+                             "info": record["info"], "example_id": k})
+        state["completion"] = [{"role": "assistant", "content": text}]
+        state["trajectory"] = []
+        fast.append(state)
+    slow = copy.deepcopy(fast)
+    asyncio.run(env.rubric.score_group(fast))
+    members = env.rubric.rubrics
+    for member in members:
+        member.score_group = (lambda s, m=member: vf.Rubric.score_group(m, s))
+    asyncio.run(members[0].ensure_group_scored(slow))
+    asyncio.run(vf.RubricGroup.score_group(env.rubric, slow))
+    for g, e in zip(fast, slow, strict=True):
+        assert g["metrics"] == e["metrics"] and list(g["metrics"]) == list(e["metrics"])
+        assert g["reward"] == e["reward"] and g["advantage"] == pytest.approx(e["advantage"])
+    assert [s["reward"] for s in fast] == [1.0, 0.0, 0.0, 1.0]
+    assert [s["metrics"]["unparseable"] for s in fast] == [0.0, 0.0, 1.0, 0.0]
+
+
+@pytest.mark.integration
+def test_groups_refuse_a_train_split(archive_cache, no_hub):
+    env = load_environment(task="int_index", num_examples=1)
+    assert len(env.get_eval_dataset()) == 3
+    with pytest.raises(EvaluationOnlyError, match="train split"):
+        env.get_dataset()
 
 
 @pytest.mark.integration
@@ -114,3 +188,53 @@ def test_vf_eval_stops_on_an_endpoint_that_is_down(archive_cache, tmp_path):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
     assert "infrastructure failure: model endpoint" in done.stderr
+
+
+class RejectingEndpoint:
+    """A loopback OpenAI-compatible endpoint that answers every request HTTP 404 (model not
+    served): an infrastructure failure that the client does not retry."""
+
+    def __enter__(self) -> str:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = json.dumps({"error": {"message": "model not served here"}}).encode()
+                self.send_response(404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("task", ["int_index", "slm"])
+def test_a_group_stops_loudly_when_the_endpoint_fails(archive_cache, tmp_path, task):
+    """An infrastructure failure inside an EnvGroup component stops the whole run: exit 1, one
+    line naming the endpoint (no traceback), the partial folder renamed -FAILED."""
+    env = {**os.environ, "SMOL_ENVS_LOCAL_API_KEY": "EMPTY", "HF_HUB_OFFLINE": "1"}
+    env.pop("SMOL_ENVS_DEBUG", None)
+    with RejectingEndpoint() as base_url:
+        done = subprocess.run(
+            [VF_EVAL, "slm-eval", "-b", base_url, "-k", "SMOL_ENVS_LOCAL_API_KEY",
+             "-m", "none", "-a", json.dumps({"task": task, "num_examples": 1}),
+             "-n", "2", "-r", "1", "-s"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr[-3000:]
+    lines = [x for x in done.stderr.splitlines() if "infrastructure failure" in x]
+    assert lines and lines[0].startswith(
+        f"smol-envs: infrastructure failure: model endpoint {base_url}"), done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    folders = list((tmp_path / "outputs" / "evals").glob("slm-eval--*/*"))
+    assert folders and all(f.name.endswith("-FAILED") for f in folders), folders
+    assert all((f / "FAILED.txt").is_file() for f in folders)

@@ -141,6 +141,25 @@ def test_one_client_judges_again_from_a_second_event_loop(scripted):
     assert second[0].top_logprobs == first[0].top_logprobs and len(server.requests) == 6
 
 
+def test_a_retry_backoff_does_not_hold_the_concurrency_slot(scripted):
+    """One slot; sample A fails once (503) and backs off 2 s; sample B, sent just after A, is
+    answered during A's backoff (the server sees A, B, A), not after A's retry (A, A, B)."""
+    server = scripted([(503, ERROR), (200, completion(TOP6))])
+    judge = JudgeClient(JudgeConfig(model="judge", base_url=server.url, api_key_var=None,
+                                    max_concurrent=1, backoff_s=2.0, timeout_s=5))
+    first = [{"role": "user", "content": "A"}]
+    second = [{"role": "user", "content": "B"}]
+
+    async def both():
+        a = asyncio.create_task(judge.top_logprobs(first))
+        await asyncio.sleep(0.2)  # A has its slot (and its 503) first
+        return await asyncio.gather(a, judge.top_logprobs(second))
+
+    a, b = asyncio.run(both())
+    assert a.error is None and a.attempts == 2 and b.error is None and b.attempts == 1
+    assert [r["messages"][0]["content"] for r in server.requests] == ["A", "B", "A"]
+
+
 async def test_persistent_transient_errors_become_a_recorded_error(scripted):
     server = scripted([(503, ERROR)])
     reply = await client(server.url, retries=2).top_logprobs(MESSAGES)

@@ -1,13 +1,17 @@
-"""slm-eval: eight small-model benchmarks, the Int Index and eval_avg, as verifiers environments."""
+"""slm-eval: eight small-model benchmarks, the Int Index and eval_avg, as verifiers environments.
 
-from __future__ import annotations
+Exports the classic `load_environment` (verifiers 0.3.1: `vf-eval slm-eval -a ...`) and
+`SlmEvalTaskset`, which only refuses: slm-eval is evaluation-only, so a trainer loading it as a
+v1 taskset gets a clear error. Both resolve lazily, so the package imports under verifiers 0.4,
+where `load_environment` is absent.
+"""
 
+from smol_envs_core.exports import lazy_exports
 
-def load_environment(**kwargs):
-    """Build the environment (see `slm_eval.env.load_environment`)."""
-    from .env import load_environment as _load
+__all__ = ["load_environment", "SlmEvalTaskset"]
 
-    return _load(**kwargs)
-
-
-__all__ = ["load_environment"]
+__getattr__ = lazy_exports(
+    __name__,
+    classic={"load_environment": ".env"},
+    v1={"SlmEvalTaskset": ".taskset"},
+)

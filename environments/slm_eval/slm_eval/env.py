@@ -4,24 +4,31 @@ The only module importing verifiers. Multiple-choice tasks do not generate: `Log
 the endpoint for the log-likelihood of each choice (after the echo probe) in place of a model
 response, and its completion is the predicted choice's letter. math_500 and bfcl_v4 generate
 through vf-eval's client as usual. Every task is scored once per rollout (`ScoreOnceRubric`);
-an infrastructure failure (endpoint down, failing the echo probe) stops the run.
+an infrastructure failure (endpoint down, failing the echo probe) stops the run, for one task
+and for the `int_index`/`slm` groups alike (`RunFailurePolicy`). slm-eval is evaluation-only:
+`get_dataset()` (a train split) raises `EvaluationOnlyError`.
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.errors import InfrastructureError
-from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.errors import (
+    InfrastructureError,
+    install_excepthook,
+    reject_unknown_arguments,
+)
+from smol_envs_core.policy import PolicyEnv, RunFailurePolicy, ScoreOnceRubric, empty_response
 from smol_envs_core.text import completion_text
 from verifiers.types import Response, ResponseMessage
 
 from . import bfcl, math500
 from .data import load_rows
-from .errors import ConfigError, DataUnavailableError
+from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
 from .mc import mc_record
 from .prompts import PROMPT_STYLES, mc_request
@@ -86,6 +93,10 @@ class TaskRubric(ScoreOnceRubric):
         super().__init__(funcs=funcs, weights=weights)
         self.kind, self.rows, self.tier2 = kind, rows, tier2
 
+    def direct_metrics(self, state: dict) -> dict[str, float]:
+        """Every metric at once: the reward functions read the record (no argument assembly)."""
+        return {func.__name__: func(state) for func in self.funcs}
+
     async def score_once(self, state: dict) -> dict:
         if self.kind == MC:
             record = state.get("mc_record")
@@ -99,7 +110,24 @@ class TaskRubric(ScoreOnceRubric):
         return bfcl.bfcl_record(text, row, self.tier2)
 
 
-class LoglikEnv(PolicyEnv):
+class EvalOnly:
+    """Mixin for a verifiers Environment without a train split: `get_dataset()` refuses."""
+
+    def get_dataset(self, n: int = -1, seed: int | None = None) -> Any:
+        """Raises EvaluationOnlyError: slm-eval has no train split (see its message)."""
+        raise EvaluationOnlyError("train split")
+
+
+class TaskEnv(EvalOnly, PolicyEnv):
+    """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split."""
+
+
+class TaskGroup(EvalOnly, RunFailurePolicy, vf.EnvGroup):
+    """The `int_index` and `slm` groups: verifiers' EnvGroup with the run failure policy (an
+    infrastructure failure in any component stops the run, non-zero) and no train split."""
+
+
+class LoglikEnv(EvalOnly, PolicyEnv):
     """Multiple choice by log-likelihood: the 'response' is the predicted choice's letter."""
 
     def __init__(self, items: dict[str, tuple], headline: str, **kwargs: Any):
@@ -141,7 +169,7 @@ def _select(rows: list[dict], num_examples: int) -> list[dict]:
 
 def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed",
                    data_path: str | None = None, enable_tier2_metric: bool = False,
-                   bfcl_categories: list[str] | None = None, **kwargs: Any) -> vf.Environment:
+                   bfcl_categories: list[str] | None = None) -> vf.Environment:
     """One task's environment (rows loaded and checked here; see `load_environment`)."""
     spec = TASKS[task]
     rows = load_rows(task, data_path)
@@ -158,8 +186,7 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
             "answer": LETTERS[items[r["id"]][3]], "info": {"id": r["id"], "benchmark": task}}
             for r in rows]
         dataset = _dataset(records)
-        return LoglikEnv(items, headline, dataset=dataset, eval_dataset=dataset,
-                         rubric=rubric, **kwargs)
+        return LoglikEnv(items, headline, eval_dataset=dataset, rubric=rubric)
     if spec.kind == MATH:
         records = [{"prompt": [{"role": "user", "content": math500.math_prompt(r["problem"])}],
                     "answer": r["answer"], "info": {"id": r["id"], "benchmark": task}}
@@ -170,9 +197,7 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
                     "answer": "", "info": {"id": r["id"], "benchmark": task,
                                            "category": r["category"]}} for r in rows]
         sampling = {"temperature": 0.0}
-    dataset = _dataset(records)
-    return PolicyEnv(dataset=dataset, eval_dataset=dataset, rubric=rubric,
-                     sampling_args=kwargs.pop("sampling_args", None) or sampling, **kwargs)
+    return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling)
 
 
 def load_environment(task: str = "hellaswag", num_examples: int = -1,
@@ -189,12 +214,19 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
         data_path: a local file (Hub schema) or BFCL data folder for a single task.
         enable_tier2_metric: bfcl_v4: score `ast_match` as the reward (Tier 2).
         bfcl_category: bfcl_v4: keep one of the seven categories.
-        **kwargs: passed to the verifiers environment.
+        **kwargs: refused (UnknownArgumentError, a TypeError naming the valid arguments): a
+            misspelled argument must not silently run the defaults.
+
+    The environment is evaluation-only: `get_eval_dataset()` holds the rows, `get_dataset()`
+    (a train split) raises EvaluationOnlyError.
 
     Raises:
         ConfigError: unknown task, prompt style or category (the message lists valid values).
         DataUnavailableError: a task's data is missing (the message names how to supply it).
     """
+    install_excepthook()  # an error below reaches the user as one line
+    reject_unknown_arguments("slm-eval", kwargs,
+                             list(inspect.signature(load_environment).parameters)[:-1])
     if task not in task_names():
         raise ConfigError(f"unknown task {task!r}; valid: {', '.join(task_names())}")
     if prompt_style not in PROMPT_STYLES:
@@ -207,7 +239,7 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
                "enable_tier2_metric": enable_tier2_metric,
                "bfcl_categories": [bfcl_category] if bfcl_category else None}
     if task not in GROUPS:
-        return build_task_env(task, data_path=data_path, **options, **kwargs)
+        return build_task_env(task, data_path=data_path, **options)
     names, envs, missing = [], [], []
     for name in GROUPS[task]:
         try:
@@ -220,4 +252,4 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
               file=sys.stderr)
     if not envs:
         raise DataUnavailableError(f"{task}: no component has data")
-    return vf.EnvGroup(envs=envs, env_names=names, **kwargs)
+    return TaskGroup(envs=envs, env_names=names)

@@ -97,6 +97,11 @@ class JudgedRubric(ScoreOnceRubric):
         self.order_seed = order_seed
         self.max_judge_error_rate = max_judge_error_rate
 
+    def direct_metrics(self, state: dict) -> dict[str, float]:
+        """Every metric at once: the reward functions read the judgement (no argument
+        assembly)."""
+        return {func.__name__: func(state) for func in self.funcs}
+
     async def score_once(self, state: dict) -> dict[str, Any]:
         """Judge one rollout (reply vs reference); return the Judgement as a dict."""
         reference = str(state.get("answer") or "")

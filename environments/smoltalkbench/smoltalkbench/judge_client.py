@@ -3,9 +3,10 @@
 Given the messages built by `judge.build_messages`, `JudgeClient.top_logprobs` calls an
 OpenAI-compatible chat endpoint with max_tokens=1, logprobs=True and top_logprobs=5 (AlpacaEval
 2.0's weighted annotator settings), retries transient failures (connection errors, timeouts,
-429 and 5xx) with exponential backoff, and returns either the first token's top logprobs or an
-error string. It never raises for an endpoint failure: verifiers 0.3.1 would swallow the
-exception inside a reward function and score 0, so failures travel as values and are counted.
+429 and 5xx) with exponential backoff (sleeping outside its concurrency slot), and returns
+either the first token's top logprobs or an error string. It never raises for an endpoint
+failure: verifiers 0.3.1 would swallow the exception inside a reward function and score 0, so
+failures travel as values and are counted.
 """
 
 from __future__ import annotations
@@ -130,9 +131,11 @@ class JudgeClient:
             )
         client, semaphore = self._for_this_loop(key)
         attempts = 0
-        async with semaphore:
-            while True:
-                attempts += 1
+        while True:
+            attempts += 1
+            # The slot is held for the request only: a retry's backoff sleeps outside it, so a
+            # failing sample never keeps the others waiting.
+            async with semaphore:
                 try:
                     response = await client.chat.completions.create(
                         model=self.config.model,
@@ -143,19 +146,22 @@ class JudgeClient:
                         top_logprobs=TOP_LOGPROBS,
                     )
                 except _TRANSIENT as exc:
-                    if attempts > self.config.max_retries:
-                        return JudgeReply(
-                            None, f"judge endpoint failed after {attempts} tries: {exc!r}", attempts
-                        )
-                    wait = self.config.backoff_s * 2 ** (attempts - 1)
-                    logger.warning("judge call failed (%r); retry %d in %.1fs", exc, attempts, wait)
-                    await asyncio.sleep(wait)
-                    continue
+                    failure: Exception | None = exc
                 except openai.APIError as exc:
                     return JudgeReply(None, f"judge endpoint error: {exc!r}", attempts)
                 except Exception as exc:  # noqa: BLE001 - any client failure is a judge error
                     return JudgeReply(None, f"judge client error: {exc!r}", attempts)
+                else:
+                    failure = None
+            if failure is None:
                 top, token = extract_top_logprobs(response)
                 if top is None:
                     return JudgeReply(None, "judge reply has no logprobs", attempts, token)
                 return JudgeReply(top, None, attempts, token)
+            if attempts > self.config.max_retries:
+                return JudgeReply(
+                    None, f"judge endpoint failed after {attempts} tries: {failure!r}", attempts
+                )
+            wait = self.config.backoff_s * 2 ** (attempts - 1)
+            logger.warning("judge call failed (%r); retry %d in %.1fs", failure, attempts, wait)
+            await asyncio.sleep(wait)

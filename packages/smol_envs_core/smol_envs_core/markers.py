@@ -36,19 +36,26 @@ _PARTIAL_OK = tuple(m for m in END_OF_TURN_MARKERS if m.startswith(("<|", "<\uff
 
 
 _LONGEST = max(map(len, END_OF_TURN_MARKERS))
-_ENDS = tuple({marker[-1] for marker in END_OF_TURN_MARKERS})
+# Last character -> the markers ending with it, in table order (a lookup, not a scan).
+_BY_LAST: dict[str, tuple[str, ...]] = {
+    end: tuple(m for m in END_OF_TURN_MARKERS if m.endswith(end))
+    for end in {marker[-1] for marker in END_OF_TURN_MARKERS}
+}
+# Proper prefix (>= 2 chars) -> the `<|...|>` markers it begins.
+_PREFIX_OF: dict[str, tuple[str, ...]] = {}
+for _marker in _PARTIAL_OK:
+    for _size in range(2, len(_marker)):
+        _PREFIX_OF.setdefault(_marker[:_size], ())
+        _PREFIX_OF[_marker[:_size]] += (_marker,)
 
 
 def _partial_suffix(text: str, keep: Collection[str]) -> int:
     """Length of a trailing proper prefix (>= 2 chars) of a `<|...|>` marker, else 0."""
     start = text.rfind("<", max(0, len(text) - _LONGEST))
-    if start < 0 or len(text) - start < 2:
+    if start < 0:
         return 0
-    tail = text[start:]
-    for marker in _PARTIAL_OK:
-        if marker not in keep and len(marker) > len(tail) and marker.startswith(tail):
-            return len(tail)
-    return 0
+    markers = _PREFIX_OF.get(text[start:], ())
+    return len(text) - start if any(m not in keep for m in markers) else 0
 
 
 def strip_end_of_turn(text: str, keep: Collection[str] = ()) -> str:
@@ -69,7 +76,7 @@ def strip_end_of_turn(text: str, keep: Collection[str] = ()) -> str:
         body = text[:end].rstrip()
         if "<" not in body[-_LONGEST:]:
             return text[:end]  # no marker, whole or partial, can end here
-        for marker in END_OF_TURN_MARKERS if body.endswith(_ENDS) else ():
+        for marker in _BY_LAST.get(body[-1:], ()):
             if marker not in keep and body.endswith(marker):
                 end = len(body) - len(marker)
                 break

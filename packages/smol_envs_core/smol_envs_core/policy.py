@@ -115,7 +115,7 @@ class DirectCallRubric(vf.Rubric):
     needs other arguments, or is async, uses verifiers' path unchanged.
     """
 
-    _plan_cache: tuple[tuple[int, ...], list | None] | None = None
+    _plan_cache: tuple[tuple[int, ...], list | None, frozenset[str]] | None = None
 
     def direct_metrics(self, state: dict[str, Any]) -> dict[str, float] | None:
         """Every metric of one rollout at once (names = the reward functions'), or None to call
@@ -125,10 +125,19 @@ class DirectCallRubric(vf.Rubric):
     def _plan(self) -> list[tuple[str, Any, tuple[str, ...]]] | None:
         key = tuple(id(f) for f in self.funcs)
         if self._plan_cache is None or self._plan_cache[0] != key:
-            self._plan_cache = (key, _fast_call_plan(list(self.funcs)))
+            plan = _fast_call_plan(list(self.funcs))
+            self._plan_cache = (key, plan, frozenset(name for name, _, _ in plan or ()))
         return self._plan_cache[1]
 
     def _score_direct(self, state: dict[str, Any], plan: list) -> float:
+        metrics, reward = self.metrics_and_reward(state, plan)
+        state["metrics"] = metrics
+        state["reward"] = reward
+        return reward
+
+    def metrics_and_reward(self, state: dict[str, Any], plan: list) -> tuple[dict, float]:
+        """(metrics by reward-function name, weighted reward) of one rollout, via `plan` (from
+        `_plan()`); the state is not changed."""
         metrics = self.direct_metrics(state)
         if metrics is None:
             context = {"prompt": state.get("prompt"), "completion": state.get("completion"),
@@ -136,7 +145,7 @@ class DirectCallRubric(vf.Rubric):
                        "info": state.get("info", {})}
             metrics = {name: float(func(**{arg: context[arg] for arg in args}))
                        for name, func, args in plan}
-        elif len(metrics) != len(plan) or any(name not in metrics for name, _, _ in plan):
+        elif metrics.keys() != self._plan_cache[2] or len(metrics) != len(plan):
             raise RuntimeError(f"direct_metrics gave {sorted(metrics)}, the reward functions are "
                                f"{[name for name, _, _ in plan]}")
         else:
@@ -144,9 +153,7 @@ class DirectCallRubric(vf.Rubric):
         reward = 0.0
         for (name, _, _), weight in zip(plan, self.weights, strict=True):
             reward += metrics[name] * weight
-        state["metrics"] = metrics
-        state["reward"] = reward
-        return reward
+        return metrics, reward
 
     async def score_rollout(self, state: dict[str, Any]) -> None:
         plan = self._plan()
@@ -181,6 +188,60 @@ class TurnMonitorRubric(DirectCallRubric):
 
     def __init__(self, **kwargs: Any):
         super().__init__(funcs=[num_turns], weights=[0.0], **kwargs)
+
+    def direct_metrics(self, state: dict[str, Any]) -> dict[str, float]:
+        return {"num_turns": num_turns(state)}
+
+
+class DirectCallGroup(vf.RubricGroup):
+    """verifiers' RubricGroup whose members are DirectCallRubrics, scored in one pass.
+
+    verifiers 0.3.1's `RubricGroup.score_group` runs each member over the whole group and
+    copies every rollout's metrics dict twice per member. Here each member's score-once records
+    are made first (`ScoreOnceRubric.ensure_group_scored`), then each rollout is scored by every
+    member in one loop. The result is what `vf.RubricGroup.score_group` gives, quirks included:
+    reward = sum of the members' rewards; metrics = the rollout's earlier metrics updated with
+    the members' (summed where two share a name); `advantage` = the last member's reward minus
+    its group mean; trajectory steps without a reward/advantage get the first member's. A group
+    with a member that is not a DirectCallRubric (or needs verifiers' path) uses verifiers' code.
+    """
+
+    async def score_group(self, states: list[dict[str, Any]]) -> None:
+        members = list(self.rubrics)
+        plans = [m._plan() if isinstance(m, DirectCallRubric) else None for m in members]
+        if not states or not members or any(plan is None for plan in plans):
+            await super().score_group(states)
+            return
+        for member in members:
+            if isinstance(member, ScoreOnceRubric):
+                await member.ensure_group_scored(states)
+        names = [name for plan in plans for name, _, _ in plan]
+        disjoint = len(set(names)) == len(names)  # else shared names are summed, as verifiers
+        rewards = [[0.0] * len(states) for _ in members]
+        for i, state in enumerate(states):
+            merged: dict[str, float] = {}
+            total = 0.0
+            for k, (member, plan) in enumerate(zip(members, plans, strict=True)):
+                metrics, reward = member.metrics_and_reward(state, plan)
+                rewards[k][i] = reward
+                total += reward
+                if disjoint:
+                    merged.update(metrics)
+                    continue
+                for name, value in metrics.items():
+                    merged[name] = merged.get(name, 0.0) + value
+            earlier = state.get("metrics")
+            state["metrics"] = {**earlier, **merged} if earlier else merged
+            state["reward"] = total
+        first_mean = sum(rewards[0]) / len(states)
+        last_mean = sum(rewards[-1]) / len(states)
+        for i, state in enumerate(states):
+            state["advantage"] = rewards[-1][i] - last_mean
+            for step in state.get("trajectory") or []:
+                if step.get("advantage") is None:
+                    step["advantage"] = rewards[0][i] - first_mean
+                if step.get("reward") is None:
+                    step["reward"] = rewards[0][i]
 
 
 class ScoreOnceRubric(DirectCallRubric):
@@ -222,13 +283,17 @@ class ScoreOnceRubric(DirectCallRubric):
         await self.ensure_scored(state)
         await super().score_rollout(state)
 
-    async def score_group(self, states: list[dict[str, Any]]) -> None:
+    async def ensure_group_scored(self, states: list[dict[str, Any]]) -> None:
+        """`ensure_scored` for every rollout of a group, the async scorers concurrently."""
         pending = [(state, self._start(state)) for state in states]
         waiting = [(state, p) for state, p in pending if p is not None]
         if waiting:
             records = await asyncio.gather(*(p for _, p in waiting))
             for (state, _), record in zip(waiting, records, strict=True):
                 state[self.record_key] = record
+
+    async def score_group(self, states: list[dict[str, Any]]) -> None:
+        await self.ensure_group_scored(states)
         await super().score_group(states)
 
 
@@ -304,20 +369,74 @@ def _as_infrastructure_error(error: BaseException) -> InfrastructureError | None
     return InfrastructureError.from_text(str(error))
 
 
-class PolicyEnv(vf.SingleTurnEnv):
+def _drop_unawaited_infrastructure_failures(loop: asyncio.AbstractEventLoop) -> None:
+    """Keep the run's failure to its one line.
+
+    When one rollout's infrastructure failure stops a run, verifiers leaves the other rollouts'
+    tasks to end on their own; those that fail the same way are never awaited, and asyncio would
+    print each with a traceback ("Task exception was never retrieved"). This handler drops
+    exceptions that are infrastructure failures (already reported); anything else still reaches
+    the previous handler.
+    """
+    previous = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if error is not None and _as_infrastructure_error(error) is not None:
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
+class RunFailurePolicy:
+    """Mixin for any verifiers Environment (a `vf.EnvGroup` too): the run-level failure policy.
+
+    A run that hit an infrastructure failure raises `InfrastructureError` from `generate` (also
+    when the failure happened in a vf-eval env-server worker, which sends only its repr);
+    uncaught, it prints as one line and the process exits 1, and a saved run's folder is renamed
+    `<name>-FAILED` (`mark_failed_run`). `error_budget`, when set, checks the finished run's
+    share of tolerated failures. Put it before the verifiers class: `class E(RunFailurePolicy,
+    vf.EnvGroup)`.
+    """
+
+    error_budget: ErrorBudget | None = None
+
+    async def generate(self, *args: Any, **kwargs: Any) -> Any:
+        install_excepthook()
+        saved = kwargs.get("results_path") if kwargs.get("save_results") else None
+        try:
+            outputs = await super().generate(*args, **kwargs)
+            if self.error_budget is not None:
+                self.error_budget.apply(outputs)
+        except Exception as exc:
+            infra = _as_infrastructure_error(exc)
+            if saved:
+                mark_failed_run(Path(saved), str(infra or exc))
+            if infra is None:
+                raise
+            _drop_unawaited_infrastructure_failures(asyncio.get_running_loop())
+            raise infra from None
+        if saved:
+            print(f"smol-envs: results saved to {saved}", file=sys.stderr)
+        return outputs
+
+
+class PolicyEnv(RunFailurePolicy, vf.SingleTurnEnv):
     """SingleTurnEnv with the collection's failure policy.
 
     - An empty model answer becomes an empty assistant message flagged `empty_response` (scored
       0 once) instead of verifiers' retry-then-drop.
     - A run that hit an infrastructure failure raises `InfrastructureError` from `generate`
-      (also when the failure happened in a vf-eval env-server worker); uncaught, it prints as one
-      line and the process exits 1.
+      (`RunFailurePolicy`); uncaught, it prints as one line and the process exits 1.
     - `error_budget`, when set, checks the finished run's share of tolerated failures.
     - `default_max_tokens`, when set, is the token budget of a request that names none (vf-eval
       without `-t`); a budget the user gives always wins.
     """
 
-    error_budget: ErrorBudget | None = None
     default_max_tokens: int | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -329,6 +448,10 @@ class PolicyEnv(vf.SingleTurnEnv):
             for k, rubric in enumerate(rubrics):
                 if type(rubric).__name__ == "MultiTurnMonitorRubric":
                     rubrics[k] = TurnMonitorRubric()
+            # verifiers' group of our rubrics: scored in one pass (same results).
+            if type(self.rubric) is vf.RubricGroup and all(
+                    isinstance(r, DirectCallRubric) for r in rubrics):
+                self.rubric = DirectCallGroup(rubrics=rubrics)
 
     def _with_default_budget(self, state: Any, args: tuple, kwargs: dict) -> dict:
         if self.default_max_tokens is None or len(args) >= 4 or kwargs.get("sampling_args"):
@@ -350,24 +473,6 @@ class PolicyEnv(vf.SingleTurnEnv):
                 model=str(state.get("model") or ""), usage=None,
                 message=ResponseMessage(content="", finish_reason="stop", is_truncated=False),
             )
-
-    async def generate(self, *args: Any, **kwargs: Any) -> Any:
-        install_excepthook()
-        saved = kwargs.get("results_path") if kwargs.get("save_results") else None
-        try:
-            outputs = await super().generate(*args, **kwargs)
-            if self.error_budget is not None:
-                self.error_budget.apply(outputs)
-        except Exception as exc:
-            infra = _as_infrastructure_error(exc)
-            if saved:
-                mark_failed_run(Path(saved), str(infra or exc))
-            if infra is None:
-                raise
-            raise infra from None
-        if saved:
-            print(f"smol-envs: results saved to {saved}", file=sys.stderr)
-        return outputs
 
 
 def mark_failed_run(folder: Path, reason: str) -> Path | None:
