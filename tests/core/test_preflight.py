@@ -45,11 +45,11 @@ def test_an_unknown_host_or_a_non_http_url_fails(url):
         asyncio.run(ensure_reachable(url, timeout_s=5))
 
 
-def test_the_base_url_comes_from_an_openai_client_or_a_client_config():
+def test_only_a_client_config_is_checked():
     from openai import AsyncOpenAI
     from verifiers.types import ClientConfig
 
-    client = AsyncOpenAI(base_url="http://127.0.0.1:9/v1/", api_key="x")
-    assert endpoint_base_url(client) == "http://127.0.0.1:9/v1"
-    assert endpoint_base_url(ClientConfig(api_base_url="http://h:1/v1")) == "http://h:1/v1"
+    assert endpoint_base_url(ClientConfig(api_base_url="http://h:1/v1/")) == "http://h:1/v1"
+    # a ready client (a trainer's, or a scripted transport in tests) is its owner's business
+    assert endpoint_base_url(AsyncOpenAI(base_url="http://127.0.0.1:9/v1/", api_key="x")) is None
     assert endpoint_base_url(object()) is None

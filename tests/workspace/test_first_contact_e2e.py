@@ -86,8 +86,8 @@ def test_the_quickstart_exits_non_zero_when_the_model_server_is_unreachable(tmp_
 
 def test_every_environment_stops_on_a_dead_model_endpoint():
     """smolscript (raw completions) and smoltalkbench (chat + judge) stop with exit 1 and the
-    one line; pico is covered by the quickstart test above. Run side by side: each waits out the
-    client's retries (about a minute)."""
+    one line; pico is covered by the quickstart test above. The preflight connection fails each
+    before the first rollout (no waiting out the client's retries)."""
     port = _closed_port()
     base = ["uv", "run", "vf-eval", "-b", f"http://127.0.0.1:{port}/v1", "-m", "x", "-n", "2",
             "-r", "1"]

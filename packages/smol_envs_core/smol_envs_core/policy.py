@@ -28,6 +28,7 @@ import verifiers as vf
 from verifiers.types import Response, ResponseMessage
 
 from .errors import InfrastructureError, install_excepthook
+from .preflight import endpoint_base_url, ensure_reachable
 
 EMPTY_ANSWER_KEY = "empty_response"
 
@@ -409,6 +410,7 @@ class RunFailurePolicy:
         install_excepthook()
         saved = kwargs.get("results_path") if kwargs.get("save_results") else None
         try:
+            await self.preflight(kwargs.get("client", args[1] if len(args) > 1 else None))
             outputs = await super().generate(*args, **kwargs)
             if self.error_budget is not None:
                 self.error_budget.apply(outputs)
@@ -423,6 +425,17 @@ class RunFailurePolicy:
         if saved:
             print(f"smol-envs: results saved to {saved}", file=sys.stderr)
         return outputs
+
+
+    async def preflight(self, client: Any) -> None:
+        """Fail in seconds when nothing listens at the model endpoint (`preflight`), instead
+        of after the OpenAI client's minutes of retries. Raises InfrastructureError; a client
+        without a base URL (a test's stand-in) is not checked."""
+        base = endpoint_base_url(client)
+        if base is not None:
+            route = "completions" if getattr(self, "message_type", "chat") == "completion" \
+                else "chat/completions"
+            await ensure_reachable(f"{base}/{route}")
 
 
 class PolicyEnv(RunFailurePolicy, vf.SingleTurnEnv):

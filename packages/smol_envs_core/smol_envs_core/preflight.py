@@ -20,16 +20,14 @@ CONNECT_TIMEOUT_S = 15.0
 
 
 def endpoint_base_url(client: Any) -> str | None:
-    """The base URL (`http://host:port/v1`) of a verifiers client argument, or None.
+    """The base URL (`http://host:port/v1`) of a verifiers `ClientConfig` (what vf-eval
+    passes: `.api_base_url`), or None for anything else.
 
-    Accepts an OpenAI-style client (`.base_url`) or a verifiers `ClientConfig`
-    (`.api_base_url`); anything else (a stand-in client in tests) gives None.
+    A ready client object (an AsyncOpenAI a trainer built, perhaps on its own transport, or a
+    test's scripted client) is its owner's business and is not checked.
     """
-    for attribute in ("base_url", "api_base_url"):
-        value = getattr(client, attribute, None)
-        if value:
-            return str(value).rstrip("/")
-    return None
+    value = getattr(client, "api_base_url", None)
+    return str(value).rstrip("/") if value else None
 
 
 def host_and_port(url: str) -> tuple[str, int]:
