@@ -88,6 +88,13 @@ def test_error_budget_stops_a_run_above_the_share():
         ErrorBudget("judge_error", 1.5, "judge")
 
 
+def test_error_budget_never_passes_a_run_with_no_scored_rollout():
+    """Even a budget tolerating every failure stops a run in which every rollout failed: there
+    is nothing to average (vf-eval's summary divided by zero here)."""
+    with pytest.raises(InfrastructureError, match=r"2 of 2 rollouts failed \(100.0%\)"):
+        ErrorBudget("judge_error", 1.0, "judge", "http://j/v1").apply(_outputs([True, True]))
+
+
 def test_error_budget_leaves_a_clean_run_alone():
     outputs = _outputs([False, False])
     ErrorBudget("judge_error", 0.0, "judge").apply(outputs)

@@ -330,7 +330,8 @@ class ErrorBudget:
         `outputs["outputs"]`, which vf-eval only prints (results.jsonl already holds them all).
 
         Raises:
-            InfrastructureError: the share of failures is above `max_rate`.
+            InfrastructureError: the share of failures is above `max_rate`, or every rollout
+                failed (even with `max_rate` 1.0: a run with no scored rollout has no score).
         """
         rows = outputs["outputs"]
         is_failed = [(r.get("metrics") or {}).get(self.metric, 0.0) >= 0.5 for r in rows]
@@ -338,7 +339,7 @@ class ErrorBudget:
         if not failed:
             return
         share = len(failed) / len(rows)
-        if share > self.max_rate:
+        if share > self.max_rate or len(failed) == len(rows):  # nothing left to score
             raise InfrastructureError(
                 self.component,
                 f"{len(failed)} of {len(rows)} rollouts failed ({share:.1%}), above the "
@@ -349,9 +350,9 @@ class ErrorBudget:
         metadata = outputs["metadata"]
         metadata["scored_rollouts"] = len(kept)
         metadata[f"{self.metric}_count"] = len(failed)
-        metadata["avg_reward"] = sum(r["reward"] for r in kept) / len(kept) if kept else 0.0
+        metadata["avg_reward"] = sum(r["reward"] for r in kept) / len(kept)
         metadata["avg_metrics"] = {
-            name: sum(r["metrics"][name] for r in kept) / len(kept) if kept else 0.0
+            name: sum(r["metrics"][name] for r in kept) / len(kept)
             for name in (metadata.get("avg_metrics") or {})
         }
         outputs["outputs"] = kept
