@@ -132,15 +132,39 @@ def test_empty_replies_are_scored_once_never_retried():
     """Count the model endpoint's calls: an empty reply is the model's outcome (reward 0, no
     judge call, no error), not a failure that verifiers would retry three times."""
     import asyncio
+    import socket
 
     from tests.pico_dsl_v1.conftest import ScriptedEndpoint
 
     endpoint = ScriptedEndpoint(lambda question: "")
-    env = down_judge()  # a judge call would raise: the judge is down
-    results = asyncio.run(env.evaluate(endpoint.client(), "scripted", num_examples=3,
-                                       max_retries=3))
+    with socket.socket() as silent:  # passes the preflight's connect, never answers a request
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        env = load_environment(  # a judge call would raise: it times out, nothing tolerated
+            dataset="fixture", judge_base_url=f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
+            judge_api_key_var="", judge_max_retries=0, judge_timeout_s=2)
+        results = asyncio.run(env.evaluate(endpoint.client(), "scripted", num_examples=3,
+                                           max_retries=3))
     assert endpoint.requests == 3
     outputs = results["outputs"]
     assert len(outputs) == 3
     assert all(o["error"] is None and o["reward"] == 0.0 for o in outputs)
     assert all(o["metrics"]["judge_error"] == 0.0 for o in outputs)
+
+
+async def test_the_preflight_stops_on_an_unset_judge_key_or_a_dead_judge(monkeypatch):
+    """Before any reply is generated (a fresh user waited 85 s of generation for this)."""
+    monkeypatch.delenv("SMOLTALKBENCH_TEST_UNSET_KEY", raising=False)
+    keyless = load_environment(dataset="fixture", judge_base_url=closed_port_url(),
+                               judge_api_key_var="SMOLTALKBENCH_TEST_UNSET_KEY")
+    with pytest.raises(InfrastructureError, match="SMOLTALKBENCH_TEST_UNSET_KEY is not set"):
+        await keyless.preflight(None)
+    with pytest.raises(InfrastructureError, match=r"judge http://127\.0\.0\.1:\d+/v1: cannot "
+                                                  "connect"):
+        await down_judge().preflight(None)
+
+
+async def test_the_preflight_passes_a_reachable_keyless_judge(local_model_base_url):
+    env = load_environment(dataset="fixture", judge_base_url=local_model_base_url,
+                           judge_api_key_var="")
+    await env.preflight(None)

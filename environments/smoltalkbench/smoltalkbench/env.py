@@ -18,6 +18,7 @@ from typing import Any
 import verifiers as vf
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
+from smol_envs_core.preflight import ensure_reachable
 
 from smoltalkbench import data, judge, splits
 from smoltalkbench.build import candidate_rows
@@ -126,7 +127,26 @@ class JudgedRubric(ScoreOnceRubric):
 
 
 class SmolTalkBenchEnv(PolicyEnv):
-    """The collection's SingleTurnEnv, with an ErrorBudget over tolerated judge failures."""
+    """The collection's SingleTurnEnv, with an ErrorBudget over tolerated judge failures.
+
+    Its preflight checks the judge too, before any reply is generated: a judge whose key
+    variable is unset, or at whose host nothing listens, raises JudgeUnavailableError in
+    seconds instead of after the whole generation.
+    """
+
+    judge_client: JudgeClient | None = None
+
+    async def preflight(self, client: Any) -> None:
+        """The model endpoint's preflight, then the judge's (key set, TCP reachable)."""
+        await super().preflight(client)
+        if self.judge_client is None:
+            return
+        config = self.judge_client.config
+        if self.judge_client.api_key() is None:
+            raise JudgeUnavailableError(
+                f"judge API key variable {config.api_key_var} is not set (pass "
+                "judge_api_key_var='' for a keyless local judge)", config.base_url)
+        await ensure_reachable(config.base_url, component="judge")
 
 
 def load_environment(
@@ -202,5 +222,6 @@ def load_environment(
 
     rubric = JudgedRubric(client, length_penalty_chars, order_seed, max_judge_error_rate)
     env = SmolTalkBenchEnv(dataset=build_train, eval_dataset=build, rubric=rubric)
+    env.judge_client = client
     env.error_budget = ErrorBudget("judge_error", max_judge_error_rate, "judge", judge_base_url)
     return env
