@@ -27,15 +27,15 @@ class DataError(SmolEnvsError, ValueError):
     """Bad selection arguments or missing/malformed data files."""
 
 
-class SignatureError(ValueError):
+class SignatureError(SmolEnvsError, ValueError):
     """A signature or a value does not match the smolscript value types."""
 
 
-class PromptError(ValueError):
+class PromptError(SmolEnvsError, ValueError):
     """A task cannot be turned into a valid prompt (bad field, trailing whitespace)."""
 
 
-class PromptTooLongError(ValueError):
+class PromptTooLongError(SmolEnvsError, ValueError):
     """Prompts plus their generation budget do not fit the model's context window.
 
     `too_long` lists (task id, prompt tokens, budget) for every offending task.
@@ -51,7 +51,7 @@ class PromptTooLongError(ValueError):
         )
 
 
-class ReportError(ValueError):
+class ReportError(SmolEnvsError, ValueError):
     """A results file cannot be summarized (unreadable, or records lack required fields)."""
 
 
