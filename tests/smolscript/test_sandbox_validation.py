@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from smolscript.languages import LANGUAGES
 from smolscript_builder.validate import (
     EXIT_FAILED,
     EXIT_PASSED,
@@ -26,9 +27,12 @@ SIGNATURE = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
 
 
 def write_edition(root: Path, tasks: list[tuple[str, str, str, str, str | None]]) -> Path:
-    """A tiny edition of Python tasks: (id, language, reference, negative, near_miss)."""
+    """A tiny edition of Python tasks: (id, language, reference, negative, near_miss). Each
+    row carries its prompt prefix, as built rows do (the credit rule assembles the empty
+    answer from it)."""
     rows, sols, hidden = [], [], []
     for task_id, language, reference, negative, near_miss in tasks:
+        spec = LANGUAGES[language]
         rows.append(
             {
                 "id": task_id,
@@ -36,6 +40,8 @@ def write_edition(root: Path, tasks: list[tuple[str, str, str, str, str | None]]
                 "modality": "program",
                 "entry_point": "solve",
                 "signature": SIGNATURE,
+                "imports": spec.imports,
+                "prefix": spec.imports + spec.entry_header(SIGNATURE),
             }
         )
         sols.append(
