@@ -91,7 +91,8 @@ def test_error_budget_stops_a_run_above_the_share():
 def test_error_budget_never_passes_a_run_with_no_scored_rollout():
     """Even a budget tolerating every failure stops a run in which every rollout failed: there
     is nothing to average (vf-eval's summary divided by zero here)."""
-    with pytest.raises(InfrastructureError, match=r"2 of 2 rollouts failed \(100.0%\)"):
+    with pytest.raises(InfrastructureError,
+                       match=r"2 of 2 rollouts failed \(100.0%\), no rollout is left to score"):
         ErrorBudget("judge_error", 1.0, "judge", "http://j/v1").apply(_outputs([True, True]))
 
 

@@ -339,11 +339,12 @@ class ErrorBudget:
         if not failed:
             return
         share = len(failed) / len(rows)
-        if share > self.max_rate or len(failed) == len(rows):  # nothing left to score
+        if share > self.max_rate or len(failed) == len(rows):
+            why = (f"above the tolerated {self.max_rate:.1%}" if share > self.max_rate
+                   else "no rollout is left to score")
             raise InfrastructureError(
                 self.component,
-                f"{len(failed)} of {len(rows)} rollouts failed ({share:.1%}), above the "
-                f"tolerated {self.max_rate:.1%}",
+                f"{len(failed)} of {len(rows)} rollouts failed ({share:.1%}), {why}",
                 self.url,
             )
         kept = [r for r, bad in zip(rows, is_failed, strict=True) if not bad]
@@ -401,8 +402,9 @@ class RunFailurePolicy:
     when the failure happened in a vf-eval env-server worker, which sends only its repr);
     uncaught, it prints as one line and the process exits 1, and a saved run's folder is renamed
     `<name>-FAILED` (`mark_failed_run`). `error_budget`, when set, checks the finished run's
-    share of tolerated failures. Put it before the verifiers class: `class E(RunFailurePolicy,
-    vf.EnvGroup)`.
+    share of tolerated failures. Before the first rollout, `preflight` checks that the model
+    endpoint accepts a TCP connection (subclasses add their own components, e.g. a judge).
+    Put it before the verifiers class: `class E(RunFailurePolicy, vf.EnvGroup)`.
     """
 
     error_budget: ErrorBudget | None = None
