@@ -74,7 +74,8 @@ def cmd_eval_avg(paths: list[str]) -> str:
     rows = [[task, metric, f"{value:.2f}", str(results[task][metric][1])]
             for task, metric, value in table]
     text = _table(["benchmark", "metric", "score %", "rows"], rows)
-    text += f"\n\neval_avg = {average:.2f} over {len(table)} benchmarks" if average is not None \
+    noun = "benchmark" if len(table) == 1 else "benchmarks"
+    text += f"\n\neval_avg = {average:.2f} over {len(table)} {noun}" if average is not None \
         else "\n\neval_avg: no usable benchmark"
     if skipped:
         text += f"\nskipped (no usable metric): {', '.join(skipped)}"

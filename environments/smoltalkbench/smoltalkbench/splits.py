@@ -65,7 +65,8 @@ def load_source(source_path: str | None, revision: str = build.SOURCE_REVISION):
         raise InfrastructureError(
             "train source",
             f"cannot read {build.SOURCE} ({build.SUBSET}, revision {revision[:12]}): "
-            f"{type(exc).__name__}: {exc}; pass source_path=<folder with train*/test* files> "
-            "to build the train split from a local copy",
+            f"{type(exc).__name__}: {exc}; to build the train split from a local copy, pass "
+            "source_path=<folder with train*/test* files> (environment argument) or "
+            "--source-path <folder> (scripts/create_smoltalkbench_dataset.py)",
             f"https://huggingface.co/datasets/{build.SOURCE}",
         ) from exc
