@@ -15,7 +15,7 @@ class Limits:
     Units: seconds for times, bytes for sizes. `wall_s` bounds elapsed time (the CPU limit
     does not stop a sleeping program); `stdout_bytes` is the kept head of stdout, beyond which
     the process is killed with status output_limit; `stderr_bytes` is the kept head of stderr
-    (the rest is drained and dropped, flagged as truncated).
+    (past it the service closes the pipe: the writer gets EPIPE; flagged as truncated).
     """
 
     cpu_s: int

@@ -138,8 +138,17 @@ async def run_sandboxed(
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             proc.stdin.close()
 
+    def stderr_overflow() -> None:
+        # Stop reading past the cap (issue 18): close our end, so that a flood costs the
+        # service nothing more; the writer gets EPIPE (or SIGPIPE) on its next write.
+        transport = proc._transport.get_pipe_transport(2)
+        if transport is not None:
+            transport.close()
+
     out_task = asyncio.create_task(_read_head(proc.stdout, limits.stdout_bytes, stdout_overflow))
-    err_task = asyncio.create_task(_read_head(proc.stderr, limits.stderr_bytes))
+    err_task = asyncio.create_task(
+        _read_head(proc.stderr, limits.stderr_bytes, stderr_overflow)
+    )
     feed_task = asyncio.create_task(feed())
     wall_timeout = False
     try:
