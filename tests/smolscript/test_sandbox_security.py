@@ -102,35 +102,33 @@ async def test_memory_limit_covers_every_process_and_memfd_of_a_job(health):
     """Three processes hold memory in anonymous pages and a memfd (not counted by RLIMIT_AS):
     together they must not get past the slot's memory limit."""
     limit = health.get("memory", {}).get("slot_limit_bytes") or 2 * GIB
-    assert health.get("memory", {}).get("accounting", "").startswith("cgroup"), health.get(
-        "memory"
-    )
-    share = (limit // 2) + 256 * MIB  # each of three holders: together 1.5 x the limit
+    # Three holders of a third of the limit each, plus 600 MB of memfd pages: 1.3 x the limit.
+    share = limit // 3
     source = (
         "import os, time\n"
         f"SHARE = {share}\n"
-        "def hold_memfds(count=40, size=15 << 20):\n"
+        "def hold_memfds(count=40, block=b'm' * (15 << 20)):\n"
         "    fds = []\n"  # memfd pages count against no address-space limit
         "    for _ in range(count):\n"
         "        fd = os.memfd_create('hold')\n"
-        "        os.write(fd, b'm' * size)\n"
+        "        os.write(fd, block)\n"
         "        fds.append(fd)\n"
         "    return fds\n"
         "def hold_anon():\n"
-        "    data = bytearray(SHARE)\n"
-        "    for i in range(0, SHARE, 4096):\n"
-        "        data[i] = 1\n"
-        "    return data\n"
-        "r, w = os.pipe()\n"
+        "    return b'a' * SHARE\n"  # written, so resident
+        "r, w = os.pipe()\n"  # children say 'held' on w
+        "release_r, release_w = os.pipe()\n"  # they keep holding until it closes
         "kids = []\n"
         "for k in range(2):\n"
         "    pid = os.fork()\n"
         "    if pid == 0:\n"
+        "        os.close(release_w)\n"
         "        keep = hold_anon()\n"
         "        os.write(w, b'k')\n"
-        "        time.sleep(2)\n"
+        "        os.read(release_r, 1)\n"
         "        os._exit(0)\n"
         "    kids.append(pid)\n"
+        "os.close(w)\n"
         "keep = hold_anon(), hold_memfds()\n"
         "got = b''\n"
         "while len(got) < 2:\n"
@@ -138,13 +136,18 @@ async def test_memory_limit_covers_every_process_and_memfd_of_a_job(health):
         "    if not chunk:\n"
         "        break\n"
         "    got += chunk\n"
-        "print('held', len(got), flush=True)\n"
+        "print('held', len(got), flush=True)\n"  # all three holding at once
+        "os.close(release_w)\n"
         "for pid in kids:\n"
         "    os.waitpid(pid, 0)\n"
+        "os._exit(0 if len(got) == 2 else 3)\n"  # a holder was killed: fail loudly
     )
     test = only_test(await run_python(source))
     assert "held 2" not in test["stdout"], test
-    assert test["status"] in ("memory_limit", "runtime_error", "timeout"), test
+    # timeout: a holder waited for one the OOM killer took (or, on a loaded host, the 4 s
+    # wall limit came first); either way the three never held their memory at once.
+    assert test["status"] in ("memory_limit", "timeout"), test
+    assert health["memory"]["accounting"].startswith("cgroup"), health["memory"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,18 +170,18 @@ int main(void) {
     return 0;
 }
 """
-# About 0.15 s of CPU: far inside the 3 s limit when the job gets its fair share.
-VICTIM = "n = 0\nfor i in range(1_500_000):\n    n += i\nprint(n)\n"
+# About 0.25 s of CPU: far inside the 3 s limit when the job gets its fair share.
+VICTIM = "n = 0\nfor i in range(3_000_000):\n    n += i\nprint(n)\n"
 
 
 async def test_cpu_hog_in_one_slot_cannot_time_out_the_other(health):
     assert health["slots"] >= 2, "needs two program slots"
     async with SandboxClient(TEST_URL, max_concurrency=4) as client:
-        hog = asyncio.create_task(client.run_program("c", {"main.c": CPU_HOG}, ["\n"] * 3))
+        # Five tests of 3 s each: the hog's 60 processes spin for about 15 s.
+        hog = asyncio.create_task(client.run_program("c", {"main.c": CPU_HOG}, ["\n"] * 5))
         await asyncio.sleep(2.5)  # compiled, and its 60 busy processes are running
         assert not hog.done(), "the hog ended before the victim ran"
         victim = await client.run_program("python", {"main.py": VICTIM}, ["\n"] * 3)
-        assert not hog.done(), "the hog ended before the victim finished: no overlap"
         await hog
     statuses = [t["status"] for t in victim.model_dump()["tests"]]
     assert statuses == ["ok", "ok", "ok"], victim
@@ -541,3 +544,18 @@ async def test_job_sees_no_host_paths_and_little_of_etc(health):
     assert "smolscript" not in seen["mountinfo"], seen["mountinfo"]
     assert set(seen["etc"]) <= ETC_ALLOWED, sorted(set(seen["etc"]) - ETC_ALLOWED)
     assert set(seen["opt"]) <= {"rust"}, seen["opt"]
+
+
+@pytest.mark.unit
+def test_every_runtime_binary_lies_in_a_bound_tree():
+    """Binding toolchains one by one must not hide a runtime's compiler or interpreter."""
+    from smolscript_sandbox.isolation import RO_TREES, TOOLCHAIN_TREES
+    from smolscript_sandbox.runtimes import RUNTIMES, binaries
+
+    trees = RO_TREES + TOOLCHAIN_TREES
+    for runtime in RUNTIMES.values():
+        for binary in binaries(runtime):
+            assert binary.startswith(tuple(f"{t}/" for t in trees)), (runtime.id, binary)
+        for entry in runtime.env.get("PATH", "").split(":"):
+            if entry and entry not in ("/bin", "/usr/bin"):
+                assert entry.startswith(tuple(f"{t}/" for t in trees)), (runtime.id, entry)

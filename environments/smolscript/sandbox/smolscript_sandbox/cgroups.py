@@ -61,10 +61,13 @@ class SlotCgroup:
                     os.kill(int(pid), signal.SIGKILL)
 
     def remove(self) -> None:
-        """Remove the slot's directories (only works once it is empty; best effort)."""
+        """Remove the slot's directories, and the service's parent once no slot is left
+        (only works once they are empty; best effort)."""
         for path in self.dirs.values():
             with contextlib.suppress(OSError):
                 path.rmdir()
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()
 
 
 def own_cgroup(controller: str, proc_cgroup: str = "/proc/self/cgroup") -> str | None:

@@ -60,6 +60,19 @@ async def _compile(slot: Slot, program: Program, limits: Limits) -> CompileResul
     return CompileResult(status="ok", stderr=text, time_s=raw.time_s)
 
 
+def _with_oom(result: RunResult, slot: Slot, oom_before: int) -> RunResult:
+    """A failed run during which the slot cgroup's OOM killer killed a process (a SIGKILL,
+    which alone reads as a crash or a hard CPU limit, or a survivor left waiting for the
+    killed one until the wall limit) is a `memory_limit`."""
+    if (
+        slot.cgroup is not None
+        and result.status in ("runtime_error", "timeout")
+        and slot.cgroup.oom_kills() > oom_before
+    ):
+        return result.model_copy(update={"status": "memory_limit"})
+    return result
+
+
 def _job_time_up(job_time_s: float) -> RunResult:
     """A test that did not run because the job's total time bound was reached."""
     return RunResult(
@@ -126,13 +139,6 @@ async def _execute(
             except TimeoutError:
                 tests.append(_job_time_up(job_time_s))
                 continue
-            result = test_result(raw, run_limits)
-            if (
-                slot.cgroup is not None
-                and result.status == "runtime_error"
-                and slot.cgroup.oom_kills() > oom_before
-            ):
-                result = result.model_copy(update={"status": "memory_limit"})
-            tests.append(result)
+            tests.append(_with_oom(test_result(raw, run_limits), slot, oom_before))
     status = "infra_error" if any(t.status == "infra_error" for t in tests) else "ok"
     return ProgramReply(status=status, compile=compiled, tests=tests)
