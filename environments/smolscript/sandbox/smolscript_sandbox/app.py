@@ -15,6 +15,7 @@ import os
 import resource
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from fastapi import FastAPI, HTTPException
 from fastapi.exceptions import RequestValidationError
@@ -50,17 +51,13 @@ class Service:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         self.mode = isolation_mode()  # raises SandboxInfraError: refuse to start
-        root = secure_state_root(config.state_dir.parent)  # raises for a foreign folder
-        secure_dir(config.state_dir, 0o700)
+        root = prepare_private_state(config)
         self.state = describe(root)
-        bpf = write_filter(config.state_dir / "seccomp.bpf")  # raises without libseccomp
-        isolation.configure(isolation.Hardening(seccomp_bpf=str(bpf)))
-        leases = root / "uid-leases"
         uids = browser_uids = None
         browser_count = config.browser_slots if config.browsers else 0
         if self.mode == "bwrap+uid":
-            uids = lease_uids(config.slots, config.uid_base, leases)
-            browser_uids = lease_uids(browser_count, config.browser_uid_base, leases)
+            uids = lease_uids(config.slots, config.uid_base, root / "uid-leases")
+            browser_uids = lease_uids(browser_count, config.browser_uid_base, root / "uid-leases")
             secure_dir(config.jobs_dir.parent, 0o711)  # slot uids traverse it to /job
         self.cgroups, self.memory = setup_slot_cgroups(
             f"smolscript-{config.port}",
@@ -68,11 +65,7 @@ class Service:
             SlotLimits(config.slot_memory_bytes, DEFAULT_SLOT_PIDS, config.slot_cpus),
         )
         self.slots = make_slots(config.slots, config.jobs_dir, self.mode, uids, self.cgroups)
-        probe_dir = config.jobs_dir / "probe"
-        probe_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(probe_dir, 0o755)
-        probe(self.slots[0].identity, probe_dir, RUN_LIMITS)
-        answer_key_probe(probe_dir, self.slots[0].identity)  # raises: refuse to start
+        self_probe(config.jobs_dir / "probe", self.slots[0].identity)
         self.pool = SlotPool(self.slots)
         self.browsers = BrowserPool(
             make_browser_slots(browser_count, config.state_dir, self.mode, browser_uids)
@@ -162,6 +155,27 @@ class Service:
             "state_dir": str(self.config.state_dir),
             "jobs_dir": str(self.config.jobs_dir),
         }
+
+
+def prepare_private_state(config: ServiceConfig) -> Path:
+    """Check (or create) the private state root and the service's folder in it, compile the
+    seccomp filter there and switch it on for every sandbox; returns the root.
+
+    Raises SandboxInfraError for a foreign or loose state root, or without libseccomp.
+    """
+    root = secure_state_root(config.state_dir.parent)
+    secure_dir(config.state_dir, 0o700)
+    bpf = write_filter(config.state_dir / "seccomp.bpf")
+    isolation.configure(isolation.Hardening(seccomp_bpf=str(bpf)))
+    return root
+
+
+def self_probe(probe_dir: Path, identity: isolation.Identity) -> None:
+    """A real sandbox must start, and find no answer key; raises SandboxInfraError."""
+    probe_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(probe_dir, 0o755)
+    probe(identity, probe_dir, RUN_LIMITS)
+    answer_key_probe(probe_dir, identity)
 
 
 def cpu_seconds() -> dict[str, float]:
