@@ -22,6 +22,7 @@ from pathlib import Path
 V1_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
 CFS_PERIOD_US = 100_000
+CPU_SHARES = 1024  # the kernel's weight of one process at nice 0
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,10 @@ def setup_slot_cgroups(
     swap = (parents["memory"] / "memory.memsw.limit_in_bytes").exists()
     slots = []
     try:
+        # In cgroup v1 a group competes with the processes beside it as if it were one
+        # process: weigh the service's group as `count` processes, or on a busy host all its
+        # slots together would get the share of a single one.
+        _write(parents["cpu"] / "cpu.shares", CPU_SHARES * count)
         for i in range(count):
             dirs = {c: parents[c] / f"slot{i}" for c in CONTROLLERS}
             for path in dirs.values():
