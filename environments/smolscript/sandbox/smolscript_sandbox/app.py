@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import resource
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -64,6 +65,8 @@ class Service:
             config.slots,
             SlotLimits(config.slot_memory_bytes, DEFAULT_SLOT_PIDS, config.slot_cpus),
         )
+        if self.cgroups is None:  # said in /health too; here so that the log shows it
+            print(f"smolscript-sandbox: {self.memory['reason']}", file=sys.stderr, flush=True)
         self.slots = make_slots(config.slots, config.jobs_dir, self.mode, uids, self.cgroups)
         self_probe(config.jobs_dir / "probe", self.slots[0].identity)
         self.pool = SlotPool(self.slots)
