@@ -21,7 +21,7 @@ from tests.smolscript._targets import (
 def host_target() -> Target:
     """The host service at TEST_URL (started if needed; stopped when the session ends)."""
     health = ensure_service()
-    return Target("host", TEST_URL, health, Path(health["state_dir"]),
+    return Target("host", TEST_URL, health, Path(health["jobs_dir"]),
                   lambda: host_strays(health))
 
 
@@ -38,8 +38,8 @@ def container_target() -> Target:
     try:
         health = read_health(config_for(started.url), timeout=10.0)
         pid = client.api.inspect_container(started.container_id)["State"]["Pid"]
-        state = Path(f"/proc/{pid}/root") / health["state_dir"].lstrip("/")
-        yield Target("container", started.url, health, state,
+        jobs = Path(f"/proc/{pid}/root") / health["jobs_dir"].lstrip("/")
+        yield Target("container", started.url, health, jobs,
                      lambda: container_strays(started.container_id, pid))
     finally:
         stop_container(started.container_id)

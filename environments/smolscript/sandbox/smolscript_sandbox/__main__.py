@@ -70,8 +70,21 @@ def main(argv: list[str] | None = None) -> int:
         except SandboxInfraError as exc:
             print(exc, file=sys.stderr)
             return 2
+        from smolscript_sandbox.bounds import idle_protocol
+
         # The asyncio loop, not uvloop: uvloop's subprocesses lack user=/group= (uid drop).
-        uvicorn.run(app, host=config.host, port=config.port, log_level="warning", loop="asyncio")
+        # Connections: no complete request within the idle time closes them; past the
+        # queues' capacity uvicorn itself answers 503.
+        uvicorn.run(
+            app,
+            host=config.host,
+            port=config.port,
+            log_level="warning",
+            loop="asyncio",
+            http=idle_protocol(config.idle_timeout_s),
+            timeout_keep_alive=int(config.idle_timeout_s),
+            limit_concurrency=2 * (config.slots + config.browser_slots + 2 * config.queue_limit),
+        )
         return 0
     from smolscript_sandbox import control
 
