@@ -6,7 +6,7 @@ out of reach, socket families, nested namespaces and dangerous syscalls, the ser
 bounds (body, disconnects, queue, job time, idle connections, stream caps, 422s, state folder)
 and what a job can read about the host.
 
-The suite runs against the service at $SMOLSCRIPT_SANDBOX_TEST_URL (started here when none
+The suite runs against the service at $SMOLSCRIPT_SANDBOX_svc.url (started here when none
 answers), so it can run against the host service or the container image alike. Checks that
 need the host's side of the service (planting a decoy answer key, the service's memory) run
 only when the service is a process on this machine.
@@ -26,7 +26,8 @@ from urllib.parse import urlparse
 import httpx
 import pytest
 from smolscript_sandbox.client import SandboxClient
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+
+from tests.smolscript._targets import Target
 
 pytestmark = pytest.mark.integration
 
@@ -39,17 +40,25 @@ ANSWER_KEY_NAMES = ("hidden.jsonl", "solutions.jsonl", "smolscript.jsonl", "priv
                     "smolscript_builder")
 
 
+@pytest.fixture(scope="module", params=["host", "container"])
+def svc(request) -> Target:
+    """The service under test: the host service at $SMOLSCRIPT_SANDBOX_svc.url (started here
+    when none answers), then the image in a one-slot container, the production layout."""
+    return request.getfixturevalue(
+        "host_target" if request.param == "host" else "container_slot_target"
+    )
+
+
 @pytest.fixture(scope="module")
-def health() -> dict:
-    """The health record of the service under test (started here if none answers)."""
-    return ensure_service(TEST_URL)
+def health(svc: Target) -> dict:
+    """The health record of the service under test."""
+    return svc.health
 
 
-def local_pid(health: dict) -> int | None:
+def local_pid(svc: Target) -> int | None:
     """The service's pid when it is a process on this machine (not a container), else None."""
-    host = urlparse(TEST_URL).hostname
-    pid = health.get("pid")
-    if host not in ("127.0.0.1", "localhost") or not pid:
+    pid = svc.health.get("pid")
+    if svc.name != "host" or not pid:
         return None
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
@@ -58,16 +67,10 @@ def local_pid(health: dict) -> int | None:
         return None
 
 
-async def run_python(source: str, stdins: list[str] | None = None, **client_kw) -> dict:
-    """Run `source` as a complete Python program, once per stdin; the reply as JSON."""
-    async with SandboxClient(TEST_URL, **client_kw) as client:
+async def run_python(url: str, source: str, stdins: list[str] | None = None) -> dict:
+    """Run `source` as a complete Python program, once per stdin, at `url`; the reply as JSON."""
+    async with SandboxClient(url) as client:
         reply = await client.run_program("python", {"main.py": source}, stdins or ["\n"])
-    return reply.model_dump()
-
-
-async def run_c(source: str, stdins: list[str] | None = None) -> dict:
-    async with SandboxClient(TEST_URL) as client:
-        reply = await client.run_program("c", {"main.c": source}, stdins or ["\n"])
     return reply.model_dump()
 
 
@@ -80,7 +83,7 @@ def only_test(reply: dict) -> dict:
 # 1. Memory per job: read-only root, and one limit over every process and tmpfs of a job.
 
 
-async def test_sandbox_root_and_dev_are_read_only(health):
+async def test_sandbox_root_and_dev_are_read_only(health, svc):
     source = (
         "import os\n"
         "wrote = []\n"
@@ -93,12 +96,12 @@ async def test_sandbox_root_and_dev_are_read_only(health):
         "        pass\n"
         "print(wrote)\n"
     )
-    test = only_test(await run_python(source))
+    test = only_test(await run_python(svc.url, source))
     assert test["status"] == "ok", test
     assert test["stdout"] == "[]", test
 
 
-async def test_memory_limit_covers_every_process_and_memfd_of_a_job(health):
+async def test_memory_limit_covers_every_process_and_memfd_of_a_job(health, svc):
     """Three processes hold memory in anonymous pages and a memfd (not counted by RLIMIT_AS):
     together they must not get past the slot's memory limit."""
     limit = health.get("memory", {}).get("slot_limit_bytes") or 2 * GIB
@@ -141,12 +144,12 @@ async def test_memory_limit_covers_every_process_and_memfd_of_a_job(health):
         "print('held', len(got) if alive else 0, flush=True)\n"
         "os._exit(0 if alive and len(got) == 2 else 3)\n"  # a holder was killed: fail loudly
     )
-    test = only_test(await run_python(source))
+    test = only_test(await run_python(svc.url, source))
     assert "held 2" not in test["stdout"], test
     # timeout: a holder waited for one the OOM killer took (or, on a loaded host, the 4 s
     # wall limit came first); either way the three never held their memory at once.
     assert test["status"] in ("memory_limit", "timeout"), test
-    assert health["memory"]["accounting"].startswith("cgroup"), health["memory"]
+    assert health["memory"]["per_job"] is True, health["memory"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,9 +176,14 @@ int main(void) {
 VICTIM = "n = 0\nfor i in range(3_000_000):\n    n += i\nprint(n)\n"
 
 
-async def test_cpu_hog_in_one_slot_cannot_time_out_the_other(health):
-    assert health["slots"] >= 2, "needs two program slots"
-    async with SandboxClient(TEST_URL, max_concurrency=4) as client:
+async def test_cpu_hog_in_one_slot_cannot_time_out_the_other(svc, request):
+    """On the host: the two slots of one service. Containers run one slot each, so there: two
+    replicas behind one client, which sends the victim to the idle one."""
+    url = svc.url
+    if svc.name == "container":
+        url += "," + request.getfixturevalue("container_peer_url")
+    async with SandboxClient(url, max_concurrency=4) as client:
+        assert (await client.health())["slots"] >= 2, "needs two program slots"
         # Five tests of 3 s each: the hog's 60 processes spin for about 15 s.
         hog = asyncio.create_task(client.run_program("c", {"main.c": CPU_HOG}, ["\n"] * 5))
         await asyncio.sleep(2.5)  # compiled, and its 60 busy processes are running
@@ -207,10 +215,10 @@ SEARCH = (
 
 
 @pytest.fixture
-def decoy_answer_key(health):
+def decoy_answer_key(health, svc):
     """A fake installed package with answer keys under /opt, as an image that installs the
     environment there would have; planted only when the service runs on this machine."""
-    if local_pid(health) is None:
+    if local_pid(svc) is None:
         yield None
         return
     root = Path(f"/opt/smolscript-security-decoy-{uuid.uuid4().hex[:8]}")
@@ -228,9 +236,9 @@ def decoy_answer_key(health):
         shutil.rmtree(root, ignore_errors=True)
 
 
-async def test_answer_keys_and_generator_are_out_of_reach(health, decoy_answer_key):
+async def test_answer_keys_and_generator_are_out_of_reach(health, decoy_answer_key, svc):
     source = SEARCH.format(names=ANSWER_KEY_NAMES)
-    async with SandboxClient(TEST_URL) as client:
+    async with SandboxClient(svc.url) as client:
         reply = await client.run_program("python", {"main.py": source}, ["\n"])
     test = only_test(reply.model_dump())
     assert test["status"] == "ok", test
@@ -268,7 +276,7 @@ def test_startup_self_probe_refuses_a_visible_answer_key():
 # 4. Socket families: only AF_UNIX, AF_INET and AF_INET6 (AF_VSOCK is not namespaced).
 
 
-async def test_only_unix_and_inet_socket_families(health):
+async def test_only_unix_and_inet_socket_families(health, svc):
     source = (
         "import socket\n"
         "ok = set()\n"
@@ -282,7 +290,7 @@ async def test_only_unix_and_inet_socket_families(health):
         "            pass\n"
         "print(sorted(ok))\n"
     )
-    test = only_test(await run_python(source))
+    test = only_test(await run_python(svc.url, source))
     assert test["status"] == "ok", test
     assert set(json.loads(test["stdout"])) <= {1, 2, 10}, test
 
@@ -318,8 +326,8 @@ print(json.dumps(results))
 """
 
 
-async def test_nested_namespaces_and_risky_syscalls_are_denied(health):
-    test = only_test(await run_python(SYSCALLS))
+async def test_nested_namespaces_and_risky_syscalls_are_denied(health, svc):
+    test = only_test(await run_python(svc.url, SYSCALLS))
     assert test["status"] == "ok", test
     results = json.loads(test["stdout"])
     allowed = {name: r for name, r in results.items() if r == "ok"}
@@ -330,9 +338,9 @@ async def test_nested_namespaces_and_risky_syscalls_are_denied(health):
 # 6. The service's own bounds.
 
 
-async def test_oversized_body_is_refused_before_it_is_read(health):
+async def test_oversized_body_is_refused_before_it_is_read(health, svc):
     cap = health.get("bounds", {}).get("max_body_bytes") or 32 * MIB
-    pid = local_pid(health)
+    pid = local_pid(svc)
     rss_before = _rss(pid)
     head = b'{"runtime": "python", "tests": [{"stdin": ""}], "files": {"main.py": "'
     body_len = cap + 64 * MIB
@@ -350,7 +358,7 @@ async def test_oversized_body_is_refused_before_it_is_read(health):
         start = time.monotonic()
         try:
             reply = await client.post(
-                f"{TEST_URL}/v1/program",
+                f"{svc.url}/v1/program",
                 content=body(),
                 headers={"content-type": "application/json"},
             )
@@ -362,7 +370,7 @@ async def test_oversized_body_is_refused_before_it_is_read(health):
     assert elapsed < 30, elapsed
     if pid is not None:
         assert _rss(pid) - rss_before < cap + 64 * MIB, (rss_before, _rss(pid))
-    info = httpx.get(f"{TEST_URL}/health", timeout=10).json()
+    info = httpx.get(f"{svc.url}/health", timeout=10).json()
     assert info["status"] == "ok"
 
 
@@ -379,26 +387,26 @@ def _rss(pid: int | None) -> int:
 LONG_JOB = "import time\ntime.sleep(3.5)\n"
 
 
-async def test_abandoned_jobs_are_cancelled(health):
+async def test_abandoned_jobs_are_cancelled(health, svc):
     """Clients that go away free their slots: the next job does not wait for them."""
     slots = health["slots"]
     job = {"runtime": "python", "files": {"main.py": LONG_JOB},
            "tests": [{"stdin": ""}] * 4}  # ~14 s per job if nobody cancels it
     async with httpx.AsyncClient(timeout=60) as client:
-        abandoned = [asyncio.create_task(client.post(f"{TEST_URL}/v1/program", json=job))
+        abandoned = [asyncio.create_task(client.post(f"{svc.url}/v1/program", json=job))
                      for _ in range(slots)]
         await asyncio.sleep(1.5)
         for task in abandoned:
             task.cancel()  # closes the connection: the client went away
         await asyncio.gather(*abandoned, return_exceptions=True)
     start = time.monotonic()
-    reply = await run_python("print('next')\n")
+    reply = await run_python(svc.url, "print('next')\n")
     waited = time.monotonic() - start
     assert only_test(reply)["stdout"] == "next"
     assert waited < 6.0, f"the next job waited {waited:.1f} s behind abandoned ones"
 
 
-async def test_full_queue_answers_503(health):
+async def test_full_queue_answers_503(health, svc):
     bounds = health.get("bounds", {})
     queue = bounds.get("queue_limit") or 512
     slots = health["slots"]
@@ -406,15 +414,15 @@ async def test_full_queue_answers_503(health):
     small = {"runtime": "python", "files": {"main.py": "print(1)\n"}, "tests": [{"stdin": ""}]}
     limits = httpx.Limits(max_connections=queue + slots + 8)
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-        running = [asyncio.create_task(client.post(f"{TEST_URL}/v1/program", json=blocker))
+        running = [asyncio.create_task(client.post(f"{svc.url}/v1/program", json=blocker))
                    for _ in range(slots)]
         await asyncio.sleep(1.0)
-        waiting = [asyncio.create_task(client.post(f"{TEST_URL}/v1/program", json=small))
+        waiting = [asyncio.create_task(client.post(f"{svc.url}/v1/program", json=small))
                    for _ in range(queue)]
         await asyncio.sleep(3.0)
         try:
             extra = await asyncio.wait_for(
-                client.post(f"{TEST_URL}/v1/program", json=small), timeout=5.0
+                client.post(f"{svc.url}/v1/program", json=small), timeout=5.0
             )
             status = extra.status_code
         except (TimeoutError, httpx.HTTPError):
@@ -424,14 +432,14 @@ async def test_full_queue_answers_503(health):
                 task.cancel()
             await asyncio.gather(*running, *waiting, return_exceptions=True)
     assert status == 503, status
-    assert httpx.get(f"{TEST_URL}/health", timeout=10).json()["status"] == "ok"
+    assert httpx.get(f"{svc.url}/health", timeout=10).json()["status"] == "ok"
 
 
-async def test_total_job_time_is_bounded(health):
+async def test_total_job_time_is_bounded(health, svc):
     job_s = health.get("bounds", {}).get("job_time_s") or 120
     count = int(job_s / 3.5) + 3
     start = time.monotonic()
-    async with SandboxClient(TEST_URL, timeout_s=job_s + 120) as client:
+    async with SandboxClient(svc.url, timeout_s=job_s + 120) as client:
         reply = await client.run_program("python", {"main.py": LONG_JOB}, ["\n"] * count)
     elapsed = time.monotonic() - start
     tests = reply.model_dump()["tests"]
@@ -440,9 +448,9 @@ async def test_total_job_time_is_bounded(health):
     assert tests[-1]["status"] == "timeout" and "job time" in tests[-1]["stderr"], tests[-1]
 
 
-def test_idle_connections_are_closed(health):
+def test_idle_connections_are_closed(health, svc):
     idle_s = health.get("bounds", {}).get("idle_timeout_s") or 10
-    parsed = urlparse(TEST_URL)
+    parsed = urlparse(svc.url)
     closed = []
     for first in (b"", b"POST /v1/program HTTP/1.1\r\nHost: x\r\n"):  # silent; slow headers
         with socket.create_connection((parsed.hostname, parsed.port), timeout=5) as conn:
@@ -460,9 +468,9 @@ def test_idle_connections_are_closed(health):
     assert all(c is not None and c <= idle_s + 2 for c in closed), closed
 
 
-async def test_stderr_flood_costs_the_service_little(health):
+async def test_stderr_flood_costs_the_service_little(health, svc):
     flood = "import sys\nwhile True:\n    sys.stderr.write('e' * 65536)\n"
-    async with SandboxClient(TEST_URL) as client:
+    async with SandboxClient(svc.url) as client:
         before = (await client.health())["cpu_s"]["service"]
         reply = await client.run_program("python", {"main.py": flood}, ["\n"])
         after = (await client.health())["cpu_s"]["service"]
@@ -471,7 +479,7 @@ async def test_stderr_flood_costs_the_service_little(health):
     assert after - before < 0.4, f"the service spent {after - before:.2f} s of CPU on one flood"
 
 
-async def test_bad_jobs_get_422_without_echo(health):
+async def test_bad_jobs_get_422_without_echo(health, svc):
     marker = "ECHO" + uuid.uuid4().hex[:8]
     bodies = [
         # a lone surrogate in a source
@@ -487,7 +495,7 @@ async def test_bad_jobs_get_422_without_echo(health):
     async with httpx.AsyncClient(timeout=30) as client:
         for i, body in enumerate(bodies):
             path = "/v1/browser" if i == 3 else "/v1/program"
-            reply = await client.post(f"{TEST_URL}{path}", content=body.encode(),
+            reply = await client.post(f"{svc.url}{path}", content=body.encode(),
                                       headers={"content-type": "application/json"})
             assert reply.status_code == 422, (i, reply.status_code, reply.text[:300])
             assert marker not in reply.text, (i, reply.text[:300])
@@ -528,14 +536,14 @@ def test_state_root_of_another_owner_is_refused(tmp_path):
 # 7. What a job can read about the host: mountinfo, /etc, /opt.
 
 
-async def test_job_sees_no_host_paths_and_little_of_etc(health):
+async def test_job_sees_no_host_paths_and_little_of_etc(health, svc):
     source = (
         "import json, os\n"
         "print(json.dumps({'mountinfo': open('/proc/self/mountinfo').read(),\n"
         "                  'etc': sorted(os.listdir('/etc')),\n"
         "                  'opt': sorted(os.listdir('/opt')) if os.path.isdir('/opt') else []}))\n"
     )
-    test = only_test(await run_python(source))
+    test = only_test(await run_python(svc.url, source))
     assert test["status"] == "ok", test
     seen = json.loads(test["stdout"])
     state_dir = health["state_dir"]

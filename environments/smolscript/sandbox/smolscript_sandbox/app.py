@@ -30,12 +30,12 @@ from smolscript_sandbox.bounds import (
     validation_error,
 )
 from smolscript_sandbox.browser import BrowserPool, make_browser_slots
-from smolscript_sandbox.cgroups import SlotLimits, setup_slot_cgroups
+from smolscript_sandbox.cgroups import SlotLimits, container_cgroups, setup_slot_cgroups
 from smolscript_sandbox.config import DEFAULT_SLOT_PIDS, ServiceConfig
 from smolscript_sandbox.errors import JobRejected
 from smolscript_sandbox.guard import answer_key_probe
 from smolscript_sandbox.hostinfo import host_fingerprint, toolchain_versions
-from smolscript_sandbox.isolation import isolation_mode, probe
+from smolscript_sandbox.isolation import in_container, isolation_mode, probe
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import run_program_job
 from smolscript_sandbox.reaper import REAPER
@@ -65,7 +65,9 @@ class Service:
             config.slots,
             SlotLimits(config.slot_memory_bytes, DEFAULT_SLOT_PIDS, config.slot_cpus),
         )
-        if self.cgroups is None:  # said in /health too; here so that the log shows it
+        if self.cgroups is None and in_container():
+            self.cgroups, self.memory = container_cgroups(config.slots, self.memory["cause"])
+        if not self.memory["per_job"]:  # said in /health too; here so that the log shows it
             print(f"smolscript-sandbox: {self.memory['reason']}", file=sys.stderr, flush=True)
         self.slots = make_slots(config.slots, config.jobs_dir, self.mode, uids, self.cgroups)
         self_probe(config.jobs_dir / "probe", self.slots[0].identity)

@@ -8,7 +8,11 @@ container's). The launcher of `isolation.drop_argv` writes itself into the slot'
 starts inside them; tmpfs pages are charged to the memory cgroup of the process that wrote
 them. Where no writable cgroup v1 hierarchy exists (cgroup v2 only, a read-only /sys/fs/cgroup
 in a container), `setup_slot_cgroups` says so and the service runs with per-process rlimits
-only: the health record's `memory.accounting` tells which is in force.
+only, except in a container: there the container's own cgroup (memory, pids and CPU quota
+set by the engine, read-only inside) bounds the whole service, which is a per-job bound when
+the container runs one program slot, the production layout (`container_cgroups`). The health
+record's `memory.accounting` tells which is in force and `memory.per_job` whether one job's
+memory and CPU are bounded apart from every other job's.
 """
 
 from __future__ import annotations
@@ -47,12 +51,7 @@ class SlotCgroup:
 
     def oom_kills(self) -> int:
         """How many processes the kernel's OOM killer has killed in this cgroup so far."""
-        with contextlib.suppress(OSError, ValueError):
-            for line in (self.dirs["memory"] / "memory.oom_control").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-        return 0
+        return _oom_kills(self.dirs["memory"])
 
     def kill_all(self) -> None:
         """SIGKILL every process still in the slot (whatever uid it runs as)."""
@@ -69,6 +68,73 @@ class SlotCgroup:
                 path.rmdir()
             with contextlib.suppress(OSError):
                 path.parent.rmdir()
+
+
+@dataclass(frozen=True)
+class ContainerCgroup:
+    """The container's own memory cgroup, as the engine mounts it inside (read-only): read for
+    OOM kills only. Processes are in it from the start, so there is nothing to join
+    (`procs_files` is empty), and nothing to kill or remove (the pid namespace of each
+    sandbox takes its processes down)."""
+
+    memory_dir: Path = V1_ROOT / "memory"
+    procs_files: tuple[str, ...] = ()
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel's OOM killer has killed in the container so far."""
+        return _oom_kills(self.memory_dir)
+
+    def kill_all(self) -> None:
+        """Nothing: the container's cgroup also holds the service."""
+
+    def remove(self) -> None:
+        """Nothing: the engine owns the container's cgroup."""
+
+
+def _oom_kills(memory_dir: Path) -> int:
+    """The `oom_kill` counter of a v1 memory cgroup (0 when unreadable: kernels before 4.13)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in (memory_dir / "memory.oom_control").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+    return 0
+
+
+def _read_int(path: Path) -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        return int(path.read_text().split()[0])
+    return None
+
+
+def container_cgroups(count: int, reason: str) -> tuple[list[ContainerCgroup] | None, dict]:
+    """Inside a container without writable cgroups: the container's own limits as the
+    accounting of `count` program slots. `reason` says why no slot cgroup could be made.
+
+    Returns (one `ContainerCgroup` per slot, the accounting record), or (None, the rlimits-only
+    record) when the container's memory limit cannot be read or is unlimited. `per_job` is
+    True only for one program slot: with more, the slots share the container's limits.
+    """
+    memory = V1_ROOT / "memory"
+    limit = _read_int(memory / "memory.limit_in_bytes")
+    if limit is None or limit >= 1 << 60:  # the kernel's "unlimited" is near 2**63
+        return None, _fallback(f"{reason}; no container memory limit either")
+    quota = _read_int(V1_ROOT / "cpu" / "cpu.cfs_quota_us")
+    period = _read_int(V1_ROOT / "cpu" / "cpu.cfs_period_us")
+    pids = _read_int(V1_ROOT / "pids" / "pids.max")
+    record = {
+        "accounting": "container cgroup (one program slot)" if count == 1
+        else f"container cgroup shared by {count} program slots",
+        "per_job": count == 1,
+        "slot_limit_bytes": limit,
+        "slot_pids": pids,
+        "slot_cpus": quota / period if quota and quota > 0 and period else None,
+        "cgroup": "the container's own",
+    }
+    if count > 1:
+        record["reason"] = (f"{reason}: {count} program slots share the container's memory and "
+                            "CPU; run one slot per container for a per-job bound")
+    return [ContainerCgroup(memory)] * count, record
 
 
 def own_cgroup(controller: str, proc_cgroup: str = "/proc/self/cgroup") -> str | None:
@@ -121,6 +187,7 @@ def setup_slot_cgroups(
         return None, _fallback(f"cannot set cgroup limits ({exc})")
     return slots, {
         "accounting": "cgroup-v1 memory+swap" if swap else "cgroup-v1 memory (no swap accounting)",
+        "per_job": True,
         "slot_limit_bytes": limits.memory_bytes,
         "slot_pids": limits.pids,
         "slot_cpus": limits.cpus,
@@ -150,6 +217,8 @@ def _fallback(reason: str) -> dict:
     """The accounting record when no per-slot cgroup can be used."""
     return {
         "accounting": "rlimits only",
+        "per_job": False,
+        "cause": reason,
         "reason": f"{reason}: memory is limited per process (address space), not per job",
         "slot_limit_bytes": None,
         "slot_pids": None,
