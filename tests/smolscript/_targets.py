@@ -1,7 +1,7 @@
 """Where the sandbox suites run their jobs: the host service or the service's container image.
 
 A `Target` gives a suite what it needs to check a service from outside: its URL, its health
-record, its state folder as the host sees it, and the stray processes left by jobs. The
+record, its job folders as the host sees them, and the stray processes left by jobs. The
 container target runs the real image through `smolscript_sandbox.container` (the Docker SDK)
 with the production settings; it needs a Docker engine ($DOCKER_HOST, `scripts/dockerd.sh`)
 and the image (`scripts/build_sandbox_image.sh`, tag $SMOLSCRIPT_SANDBOX_IMAGE).
@@ -30,7 +30,7 @@ class Target:
     name: str  # "host" or "container"
     url: str
     health: dict
-    host_state_dir: Path  # the service's state folder, as a host path
+    host_jobs_dir: Path  # the service's job folders, as a host path
     strays: Callable[[], tuple[list, list]]  # (zombie children of the service, live job procs)
 
 

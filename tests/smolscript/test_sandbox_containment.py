@@ -112,18 +112,18 @@ async def run(client: SandboxClient, runtime: str, source: str) -> dict:
     return reply.model_dump()
 
 
-async def _wait_for_file_with(state_dir: Path, needle: str, within_s: float = 60.0) -> Path:
+async def _wait_for_file_with(jobs_dir: Path, needle: str, within_s: float = 60.0) -> Path:
     """The slot job file holding `needle`, once the service has written it (host side)."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        for path in state_dir.glob("slots/slot*/job/*"):
+        for path in jobs_dir.glob("slot*/job/*"):
             try:
                 if needle in path.read_text(errors="replace"):
                     return path
             except OSError:
                 continue
         await asyncio.sleep(0.05)
-    raise AssertionError(f"no slot file under {state_dir} holds the holder's secret")
+    raise AssertionError(f"no slot file under {jobs_dir} holds the holder's secret")
 
 
 async def wait_clean(target: Target, within_s: float = 3.0) -> tuple[list, list]:
@@ -194,7 +194,8 @@ async def test_job_cannot_see_another_jobs_folder(target):
     token = os.urandom(4).hex()
     # 3.5 s: inside the 4 s wall limit of a test run, long enough to outlast the seeker.
     holder = f"import time\nSECRET = 's3cr3t-{token}'\ntime.sleep(3.5)\n"
-    roots = ["/tmp", "/job", "/proc", target.health["state_dir"], "/var", "/root"]
+    roots = ["/tmp", "/job", "/proc", target.health["state_dir"], target.health["jobs_dir"],
+             "/var", "/root"]
     seeker = (  # builds the secret at run time, so its own source never contains it
         "import json, os\n"
         f"needle = 's3cr3t-' + {token!r}\n"
@@ -220,7 +221,7 @@ async def test_job_cannot_see_another_jobs_folder(target):
     )
     async with SandboxClient(target.url) as client:
         hold = asyncio.create_task(run(client, "python", holder))
-        await _wait_for_file_with(target.host_state_dir, f"s3cr3t-{token}")
+        await _wait_for_file_with(target.host_jobs_dir, f"s3cr3t-{token}")
         seek = await run(client, "python", seeker)
         assert not hold.done(), "the holder ended before the seeker searched: no overlap"
         held = await hold

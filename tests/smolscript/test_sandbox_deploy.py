@@ -61,7 +61,7 @@ def test_manifests_hold_the_container_policy():
 
 def test_compose_file_holds_the_container_policy():
     service = load(DEPLOY / "compose" / "compose.yaml")["services"]["scoring"]
-    create, host = container_config("sha256:x", 8790, 2)
+    create, host = container_config("sha256:x", 8790, 1)  # one job per replica
     assert service["user"] == create["user"]
     assert service["read_only"] is host["read_only"] and service["cap_drop"] == host["cap_drop"]
     assert service["mem_limit"] == host["mem_limit"]

@@ -88,9 +88,12 @@ def test_bwrap_command_line_drops_everything():
     ):
         assert flag in joined, flag
     assert "--uid" not in argv  # the uid is dropped before bwrap, never mapped by it
-    drop = isolation.drop_argv(isolation.Identity(61000, 61000))
-    assert drop[:3] == ["setpriv", "--reuid=61000", "--regid=61000"] and "--clear-groups" in drop
-    assert isolation.drop_argv(isolation.Identity(None, None)) == []
+    drop = isolation.drop_argv(isolation.Identity(61000, 61000, ("/cg/slot0/cgroup.procs",)))
+    launcher, setpriv = drop[: drop.index("--") + 1], drop[drop.index("--") + 1 :]
+    assert launcher[:2] == ["/bin/sh", "-c"] and "/cg/slot0/cgroup.procs" in launcher
+    assert setpriv[:3] == ["setpriv", "--reuid=61000", "--regid=61000"]
+    assert "--clear-groups" in setpriv
+    assert "setpriv" not in isolation.drop_argv(isolation.Identity(None, None))
     assert "/root" not in joined and "/work" not in joined
     rw = isolation.bwrap_argv(
         ["/usr/bin/true"], isolation.Path("/x/job"), RUN_LIMITS, writable_job=True

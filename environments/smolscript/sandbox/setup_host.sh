@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Prepare a Debian 12 host (or CI runner) for the smolscript scoring service.
 # Idempotent: safe to run again. Must run as root. What it does:
-#   1. apt packages: bubblewrap, util-linux (prlimit, setpriv), the toolchains and Chromium;
+#   1. apt packages: bubblewrap (>= 0.8: --disable-userns), util-linux (prlimit, setpriv),
+#      python3-seccomp (libseccomp's bindings: the service builds its syscall filter with
+#      them), the toolchains and Chromium;
 #   2. copies rustup's stable toolchain to /opt/rust (the sandbox uids cannot read /root);
 #   3. creates the slot users smolslot0..N-1 (uids SMOLSCRIPT_SLOT_UID_BASE+i) and browser users
 #      smolweb0..N-1 (uids SMOLSCRIPT_BROWSER_UID_BASE+i); no home, no shell, no login.
@@ -14,7 +16,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 
-PACKAGES=(bubblewrap util-linux python3 nodejs gcc g++ lua5.4 mono-mcs mono-runtime
+PACKAGES=(bubblewrap util-linux python3 python3-seccomp nodejs gcc g++ lua5.4 mono-mcs mono-runtime
           libmono-system-numerics4.0-cil chromium)
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -22,8 +24,10 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup_host.sh: installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Wait for another apt run (a parallel setup) instead of failing on its lock.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "${missing[@]}"
 fi
 
 # Rust: Debian's rustc (1.63) is too old; use a rustup stable toolchain, copied under /opt.
@@ -80,4 +84,10 @@ for i in $(seq 0 $((slots - 1))); do
 done
 
 bwrap --version
+# Per-slot memory/pids/CPU limits need writable cgroup v1 memory, pids and cpu hierarchies;
+# without them the service runs with per-process rlimits only (its /health says which).
+for c in memory pids cpu; do
+  [ -w "/sys/fs/cgroup/$c/cgroup.procs" ] ||
+    echo "setup_host.sh: note: no writable cgroup v1 '$c' hierarchy (per-process limits only)"
+done
 echo "setup_host.sh: ok ($slots slot users from uid $base, browser users from $browser_base)"

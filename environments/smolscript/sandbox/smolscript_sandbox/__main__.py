@@ -19,7 +19,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("command", choices=["serve", "start", "stop", "status"])
     parser.add_argument("--host", default=None)
     parser.add_argument("--port", type=int, default=None)
-    parser.add_argument("--slots", type=int, default=None, help="job slots (default: cores)")
+    parser.add_argument(
+        "--slots",
+        type=int,
+        default=None,
+        help="job slots (default: cores; with --container: 1, so that the container's limits "
+        "bound one job)",
+    )
     parser.add_argument("--browser-slots", type=int, default=None)
     parser.add_argument("--no-browsers", action="store_true", help="do not start Chromium")
     parser.add_argument(
@@ -34,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _container_command(command: str, image: str, config: ServiceConfig) -> int:
+def _container_command(command: str, image: str, config: ServiceConfig, slots: int) -> int:
     """start: run the image on 127.0.0.1:PORT and wait for /health; stop: remove it."""
     from smolscript_sandbox import container
 
@@ -43,7 +49,7 @@ def _container_command(command: str, image: str, config: ServiceConfig) -> int:
             name = f"smolscript-sandbox-{config.port}"
             print("stopped" if container.stop_container(name) else "not running")
             return 0
-        started = container.start_container(image, config.port, slots=config.slots)
+        started = container.start_container(image, config.port, slots=slots)
     except SandboxInfraError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -70,13 +76,26 @@ def main(argv: list[str] | None = None) -> int:
         except SandboxInfraError as exc:
             print(exc, file=sys.stderr)
             return 2
+        from smolscript_sandbox.bounds import idle_protocol
+
         # The asyncio loop, not uvloop: uvloop's subprocesses lack user=/group= (uid drop).
-        uvicorn.run(app, host=config.host, port=config.port, log_level="warning", loop="asyncio")
+        # Connections: no complete request within the idle time closes them; past the
+        # queues' capacity uvicorn itself answers 503.
+        uvicorn.run(
+            app,
+            host=config.host,
+            port=config.port,
+            log_level="warning",
+            loop="asyncio",
+            http=idle_protocol(config.idle_timeout_s),
+            timeout_keep_alive=int(config.idle_timeout_s),
+            limit_concurrency=2 * (config.slots + config.browser_slots + 2 * config.queue_limit),
+        )
         return 0
     from smolscript_sandbox import control
 
     if args.container and args.command in ("start", "stop"):
-        return _container_command(args.command, args.container, config)
+        return _container_command(args.command, args.container, config, args.slots or 1)
     if args.command == "start":
         try:
             info = control.start(config)

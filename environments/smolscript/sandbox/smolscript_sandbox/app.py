@@ -1,7 +1,10 @@
 """The FastAPI application: health, program jobs and browser jobs over HTTP.
 
-`create_app(config)` checks isolation before serving (no unisolated fallback), builds the slot
-pools, registers the service as a child subreaper and warms the browsers in the background.
+`create_app(config)` checks isolation before serving (no unisolated fallback): a private state
+root, the seccomp filter, per-slot cgroups where the host has them, a real sandbox and the
+answer-key self-probe; then it builds the slot pools, registers the service as a child
+subreaper and warms the browsers in the background. Requests pass the service's bounds
+(`bounds.py`): body cap, cancel on disconnect, bounded queues, 422s that echo nothing.
 """
 
 from __future__ import annotations
@@ -10,23 +13,37 @@ import asyncio
 import contextlib
 import os
 import resource
+import sys
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from fastapi import FastAPI, HTTPException
+from fastapi.exceptions import RequestValidationError
 
-from smolscript_sandbox import __version__
+from smolscript_sandbox import __version__, isolation
+from smolscript_sandbox.bounds import (
+    Admission,
+    BoundedRequests,
+    QueueFull,
+    safe_text,
+    validation_error,
+)
 from smolscript_sandbox.browser import BrowserPool, make_browser_slots
-from smolscript_sandbox.config import ServiceConfig
+from smolscript_sandbox.cgroups import SlotLimits, container_cgroups, setup_slot_cgroups
+from smolscript_sandbox.config import DEFAULT_SLOT_PIDS, ServiceConfig
 from smolscript_sandbox.errors import JobRejected
+from smolscript_sandbox.guard import answer_key_probe
 from smolscript_sandbox.hostinfo import host_fingerprint, toolchain_versions
-from smolscript_sandbox.isolation import isolation_mode, probe
+from smolscript_sandbox.isolation import in_container, isolation_mode, probe
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import run_program_job
 from smolscript_sandbox.reaper import REAPER
 from smolscript_sandbox.runtimes import RUNTIMES
 from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, ProgramReply
-from smolscript_sandbox.slots import SlotPool, lease_uids, make_slots
+from smolscript_sandbox.seccomp_filter import write_filter
+from smolscript_sandbox.slots import SlotPool, lease_uids, make_slots, sweep
+from smolscript_sandbox.statedir import describe, secure_dir, secure_state_root, unmount
 
 
 class Service:
@@ -35,21 +52,33 @@ class Service:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         self.mode = isolation_mode()  # raises SandboxInfraError: refuse to start
-        leases = config.state_dir.parent / "uid-leases"
+        root = prepare_private_state(config)
+        self.state = describe(root)
         uids = browser_uids = None
         browser_count = config.browser_slots if config.browsers else 0
         if self.mode == "bwrap+uid":
-            uids = lease_uids(config.slots, config.uid_base, leases)
-            browser_uids = lease_uids(browser_count, config.browser_uid_base, leases)
-        self.slots = make_slots(config.slots, config.state_dir / "slots", self.mode, uids)
-        probe_dir = config.state_dir / "probe"
-        probe_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(probe_dir, 0o755)
-        probe(self.slots[0].identity, probe_dir, RUN_LIMITS)
+            uids = lease_uids(config.slots, config.uid_base, root / "uid-leases")
+            browser_uids = lease_uids(browser_count, config.browser_uid_base, root / "uid-leases")
+            secure_dir(config.jobs_dir.parent, 0o711)  # slot uids traverse it to /job
+        self.cgroups, self.memory = setup_slot_cgroups(
+            f"smolscript-{config.port}",
+            config.slots,
+            SlotLimits(config.slot_memory_bytes, DEFAULT_SLOT_PIDS, config.slot_cpus),
+        )
+        if self.cgroups is None and in_container():
+            self.cgroups, self.memory = container_cgroups(config.slots, self.memory["cause"])
+        if not self.memory["per_job"]:  # said in /health too; here so that the log shows it
+            print(f"smolscript-sandbox: {self.memory['reason']}", file=sys.stderr, flush=True)
+        self.slots = make_slots(config.slots, config.jobs_dir, self.mode, uids, self.cgroups)
+        self_probe(config.jobs_dir / "probe", self.slots[0].identity)
         self.pool = SlotPool(self.slots)
         self.browsers = BrowserPool(
             make_browser_slots(browser_count, config.state_dir, self.mode, browser_uids)
         )
+        self.admission = {
+            "program": Admission(len(self.slots), config.queue_limit),
+            "browser": Admission(max(1, browser_count), config.queue_limit),
+        }
         self.versions: dict = {}
         self.fingerprint = ""
         self.started = time.time()
@@ -66,6 +95,16 @@ class Service:
         else:
             self.browsers.error = "browsers disabled (SMOLSCRIPT_SANDBOX_BROWSERS=0)"
 
+    async def stop(self) -> None:
+        """Close the browsers, kill what the slots still run, unmount job folders, remove
+        the slot cgroups."""
+        await self.browsers.stop()
+        for slot in self.slots:
+            await asyncio.to_thread(sweep, slot)
+            if slot.cgroup is not None:
+                slot.cgroup.remove()
+            unmount(slot.job_dir)
+
     async def _reap_forever(self, every_s: float = 1.0) -> None:
         """Reap orphans re-parented to us between jobs (bwrap's monitor can exit after its
         parent)."""
@@ -80,6 +119,21 @@ class Service:
             "service": "smolscript-sandbox",
             "version": __version__,
             "isolation": self.mode,
+            "sandbox": {
+                "root": "read-only",
+                "seccomp": isolation.hardening().seccomp_bpf is not None,
+                "nested_userns": "disabled",
+                "job_folder": "tmpfs" if self.slots[0].tmpfs else "directory",
+            },
+            "memory": dict(self.memory),
+            "bounds": {
+                "max_body_bytes": self.config.max_body_bytes,
+                "queue_limit": self.config.queue_limit,
+                "job_time_s": self.config.job_time_s,
+                "idle_timeout_s": self.config.idle_timeout_s,
+                "refused_queue_full": {k: a.refused for k, a in self.admission.items()},
+            },
+            "state": dict(self.state),
             "subreaper": REAPER.subreaper,
             "slots": len(self.slots),
             "slot_uids": [slot.identity.uid for slot in self.slots],
@@ -104,7 +158,29 @@ class Service:
             },
             "pid": os.getpid(),
             "state_dir": str(self.config.state_dir),
+            "jobs_dir": str(self.config.jobs_dir),
         }
+
+
+def prepare_private_state(config: ServiceConfig) -> Path:
+    """Check (or create) the private state root and the service's folder in it, compile the
+    seccomp filter there and switch it on for every sandbox; returns the root.
+
+    Raises SandboxInfraError for a foreign or loose state root, or without libseccomp.
+    """
+    root = secure_state_root(config.state_dir.parent)
+    secure_dir(config.state_dir, 0o700)
+    bpf = write_filter(config.state_dir / "seccomp.bpf")
+    isolation.configure(isolation.Hardening(seccomp_bpf=str(bpf)))
+    return root
+
+
+def self_probe(probe_dir: Path, identity: isolation.Identity) -> None:
+    """A real sandbox must start, and find no answer key; raises SandboxInfraError."""
+    probe_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(probe_dir, 0o755)
+    probe(identity, probe_dir, RUN_LIMITS)
+    answer_key_probe(probe_dir, identity)
 
 
 def cpu_seconds() -> dict[str, float]:
@@ -149,10 +225,17 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await service.start()
         yield
-        await service.browsers.stop()
+        await service.stop()
 
     app = FastAPI(title="smolscript sandbox", version=__version__, lifespan=lifespan)
     app.state.service = service
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_middleware(
+        BoundedRequests,
+        max_body=service.config.max_body_bytes,
+        idle_s=service.config.idle_timeout_s,
+        cancellable=("/v1/program",),  # browser jobs end within their supervisor deadline
+    )
 
     @app.get("/health")
     async def health() -> dict:
@@ -164,9 +247,12 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         """Run a program job: compile its main file once, then run it once per test."""
         service.jobs["program"] += 1
         try:
-            return await run_program_job(service.pool, job)
+            with service.admission["program"].admit():
+                return await run_program_job(service.pool, job, service.config.job_time_s)
+        except QueueFull as exc:
+            raise HTTPException(status_code=503, detail=str(exc)) from exc
         except JobRejected as exc:  # unknown runtime, no main file: the caller's mistake
-            raise HTTPException(status_code=422, detail=str(exc)) from exc
+            raise HTTPException(status_code=422, detail=safe_text(str(exc))) from exc
 
     @app.post("/v1/browser", response_model=BrowserReply)
     async def browser(job: BrowserJob) -> BrowserReply:
@@ -177,8 +263,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         payload = job.model_dump()
         try:
             validate_job(payload)
+            with service.admission["browser"].admit():
+                return BrowserReply.model_validate(await service.browsers.run(payload))
+        except QueueFull as exc:
+            raise HTTPException(status_code=503, detail=str(exc)) from exc
         except JobRejected as exc:
-            raise HTTPException(status_code=422, detail=str(exc)) from exc
-        return BrowserReply.model_validate(await service.browsers.run(payload))
+            raise HTTPException(status_code=422, detail=safe_text(str(exc))) from exc
 
     return app

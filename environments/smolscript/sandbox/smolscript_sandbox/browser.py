@@ -59,13 +59,8 @@ def write_wrapper(path: Path, identity: Identity, pidfile: Path) -> None:
     The wrapper records its pid (bwrap's, after exec) so the supervisor can kill the browser;
     bwrap's --die-with-parent then takes every Chromium process with it.
     """
-    inner = bwrap_argv(
-        [CHROMIUM, "--no-sandbox"], Path("/nonexistent"), BROWSER_LIMITS, writable_job=False
-    )
-    # Chromium needs no job folder: drop the /job bind and run from /tmp.
-    i = inner.index("--ro-bind", inner.index("/dev/shm"))
-    del inner[i : i + 3]
-    inner[inner.index("--chdir") + 1] = "/tmp"
+    # Chromium needs no job folder (it runs from /tmp) and no CPU-seconds limit.
+    inner = bwrap_argv([CHROMIUM, "--no-sandbox"], None, BROWSER_LIMITS, writable_job=False)
     inner = [part for part in inner if not part.startswith("--cpu=")]
     drop = drop_argv(identity)
     command = " ".join(shlex.quote(part) for part in [*drop, *inner])

@@ -7,6 +7,9 @@ capabilities dropped, no-new-privileges, 2 GiB of memory with no extra swap, 1 C
 processes, and the seccomp profile `seccomp.json` (passed as JSON text: the engine reads no
 file of ours). bwrap still isolates each job inside it, in its own user, pid, mount, net, ipc
 and uts namespaces; jobs have no network interface but loopback. Never `privileged`.
+One program slot per container by default: the container's memory, process and CPU limits
+are then one job's (cgroups are read-only inside, so the service cannot make slot cgroups
+there); scale out with replicas rather than slots.
 
 bwrap mounts a fresh /proc for each job, which the kernel refuses while parts of the container's
 /proc are masked; the Docker CLI's `--security-opt systempaths=unconfined` lifts the masks, the
@@ -31,7 +34,8 @@ from smolscript_sandbox.errors import SandboxInfraError
 
 DEFAULT_IMAGE = "smolscript-sandbox:0.1.0"
 LABEL = "smolscript-sandbox"
-CONTAINER_UID = "1000:1000"
+CONTAINER_USER = 1000  # uid and gid of the image's `smol` user
+CONTAINER_UID = f"{CONTAINER_USER}:{CONTAINER_USER}"
 STATE_DIR = "/run/smolscript"
 
 
@@ -110,7 +114,10 @@ def container_config(
         "tmpfs": {
             "/tmp": f"rw,nosuid,nodev,noexec,size={limits.tmp_size},mode=1777",
             # exec: compiled candidates run from their job folder (bwrap binds it at /job).
-            STATE_DIR: f"rw,nosuid,nodev,exec,size={limits.state_size},mode=1777",
+            # The service's private state root: 0700 and the service user's, which the service
+            # checks at start (statedir.py) and refuses otherwise.
+            STATE_DIR: f"rw,nosuid,nodev,exec,size={limits.state_size},mode=0700,"
+            f"uid={CONTAINER_USER},gid={CONTAINER_USER}",
         },
         "init": False,  # the service is its own child subreaper
     }
@@ -131,7 +138,7 @@ def start_container(
     image: str = DEFAULT_IMAGE,
     host_port: int = 8790,
     *,
-    slots: int = 2,
+    slots: int = 1,
     limits: ContainerLimits = ContainerLimits(),
     name: str | None = None,
     wait_s: float = 180.0,

@@ -16,6 +16,7 @@ from smol_envs_core.errors import InfrastructureError
 
 from smolscript_sandbox.config import ServiceConfig
 from smolscript_sandbox.errors import SandboxInfraError
+from smolscript_sandbox.statedir import secure_dir, secure_state_root
 
 
 def health(config: ServiceConfig, timeout: float = 2.0) -> dict | None:
@@ -49,6 +50,15 @@ def service(config: ServiceConfig, wait_s: float = 90.0) -> procman.Service:
     )
 
 
+def prepare_state(config: ServiceConfig) -> None:
+    """Create (or check) the private state root and the service's folder in it (0700).
+
+    Raises SandboxInfraError when the root is a link, not ours, or not 0700.
+    """
+    secure_state_root(config.state_dir.parent)
+    secure_dir(config.state_dir, 0o700)
+
+
 def start_owned(config: ServiceConfig, wait_s: float = 90.0) -> tuple[dict, bool]:
     """(health record, started by this call): reuse a service answering at the URL (ours or
     not), else start ours in the background and wait for /health.
@@ -58,8 +68,7 @@ def start_owned(config: ServiceConfig, wait_s: float = 90.0) -> tuple[dict, bool
     up = health(config)
     if up is not None:
         return up, False
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    os.chmod(config.state_dir, 0o711)
+    prepare_state(config)
     try:
         _, started = procman.start(service(config, wait_s))
     except InfrastructureError as exc:

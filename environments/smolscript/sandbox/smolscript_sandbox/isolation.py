@@ -1,9 +1,16 @@
 """Bubblewrap command lines for one sandboxed process, and the start-up isolation check.
 
-Order of privilege drop (DESIGN.md): `setpriv` switches to the slot's unprivileged uid (no
-groups, no capabilities), then `prlimit` lowers the rlimits, then `bwrap` builds the
-namespaces as that uid. bwrap is never run as root with a uid option (that would map the
-sandbox to real uid 0).
+Order of privilege drop (DESIGN.md): a small root launcher (`sh`) moves itself into the slot's
+cgroups and opens the files bwrap reads from descriptors (the seccomp filter), then `setpriv`
+switches to the slot's unprivileged uid (no groups, no capabilities), then `prlimit` lowers the
+rlimits, then `bwrap` builds the namespaces as that uid. bwrap is never run as root with a uid
+option (that would map the sandbox to real uid 0).
+
+What a job sees (issue 18): a read-only root with /usr (less /usr/local), the toolchain trees
+under /opt that a runtime needs (`TOOLCHAIN_TREES`, not all of /opt), a few named files of /etc
+(`ETC_ENTRIES`), a read-only /dev, size-capped tmpfs /tmp and /dev/shm, and the job folder at
+/job; no user namespace of its own (`--disable-userns`) and a seccomp filter
+(`seccomp_filter.py`) against the syscalls and socket families a job never needs.
 """
 
 from __future__ import annotations
@@ -20,29 +27,82 @@ from smolscript_sandbox.limits import Limits
 JOB_MOUNT = "/job"
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Read-only system trees visible to jobs; /root, /home, /work, /var and /tmp never are.
-RO_TREES = ("/usr", "/etc", "/opt")
+RO_TREES = ("/usr",)
+# Hidden under /usr: what a local pip/npm install would put there (never a runtime's need).
+HIDDEN_TREES = ("/usr/local",)
+# Toolchains outside /usr, bound one by one (never all of /opt: an image may install more there).
+TOOLCHAIN_TREES = ("/opt/rust",)
+# What of /etc the runtimes read: the dynamic linker's cache, alternatives symlinks, Mono's
+# configuration, fontconfig (Chromium) and the time zone.
+ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "mono", "fonts",
+               "localtime")
 TOP_LEVEL_LINKS = ("/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
+# Arguments of this form are opened by the launcher (as root) and replaced by the descriptor
+# number; runtime commands never start with it.
+OPEN_MARK = "@open:"
+# The launcher: join each cgroup given before `--`, open every OPEN_MARK file on a free
+# descriptor (3-9: dash redirects single digits), then exec the rest.
+_LAUNCHER = r"""
+while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift
+for a do
+  shift
+  case $a in
+    @open:/*)
+      n=3; while [ -e /proc/self/fd/$n ]; do n=$((n+1)); done
+      [ $n -le 9 ] || exit 125
+      eval "exec $n<\"\${a#@open:}\"" || exit 125
+      a=$n ;;
+  esac
+  set -- "$@" "$a"
+done
+exec "$@"
+"""
 
 
 @dataclass(frozen=True)
 class Identity:
-    """Who a slot's processes run as: a uid/gid to switch to, or None to keep the service's."""
+    """Who a slot's processes run as: a uid/gid to switch to (None keeps the service's), and
+    the cgroup v1 `cgroup.procs` files they join (empty: no per-slot cgroup)."""
 
     uid: int | None
     gid: int | None
+    cgroup_procs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hardening:
+    """Service-wide sandbox options set once at start-up (`configure`): the compiled seccomp
+    filter every sandbox loads (None: none, as before start-up)."""
+
+    seccomp_bpf: str | None = None
+
+
+_HARDENING = [Hardening()]
+
+
+def configure(hardening: Hardening) -> None:
+    """Set the service-wide sandbox options (called once, before the first sandbox)."""
+    _HARDENING[0] = hardening
+
+
+def hardening() -> Hardening:
+    """The service-wide sandbox options in force."""
+    return _HARDENING[0]
 
 
 def drop_argv(identity: Identity) -> list[str]:
-    """Command prefix that switches to the identity's uid/gid with no supplementary groups
-    (setpriv, util-linux); empty when the identity keeps the service's own.
+    """Command prefix: the root launcher (cgroups, descriptors), then setpriv to the
+    identity's uid/gid with no supplementary groups (util-linux) unless it keeps the service's.
 
     setpriv in the command line rather than subprocess's user=/group= keeps the spawn cheap:
     CPython can only vfork when it does not change ids itself (measured here: 0.26 ms instead
     of 4.6 ms of service CPU per process).
     """
+    launcher = ["/bin/sh", "-c", _LAUNCHER, "launch", *identity.cgroup_procs, "--"]
     if identity.uid is None:
-        return []
+        return launcher
     return [
+        *launcher,
         "setpriv",
         f"--reuid={identity.uid}",
         f"--regid={identity.gid}",
@@ -53,11 +113,21 @@ def drop_argv(identity: Identity) -> list[str]:
 
 
 def _root_layout() -> list[str]:
-    """Read-only binds of the system trees, recreating /bin-style symlinks as symlinks."""
+    """Read-only binds of the system trees, the toolchains and the named /etc entries,
+    recreating /bin-style symlinks as symlinks; /usr/local hidden under an empty tmpfs."""
     args: list[str] = []
-    for tree in RO_TREES:
+    for tree in RO_TREES + TOOLCHAIN_TREES:
         if os.path.isdir(tree):
             args += ["--ro-bind", tree, tree]
+    for tree in HIDDEN_TREES:
+        if os.path.isdir(tree):
+            args += ["--size", "4096", "--tmpfs", tree, "--remount-ro", tree]
+    for name in ETC_ENTRIES:
+        path = f"/etc/{name}"
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", path, path]
     for top in TOP_LEVEL_LINKS:
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -68,18 +138,22 @@ def _root_layout() -> list[str]:
 
 def bwrap_argv(
     argv: list[str],
-    job_dir: Path,
+    job_dir: Path | None,
     limits: Limits,
     *,
     writable_job: bool,
     status_fd: int | None = None,
     extra_env: dict[str, str] | None = None,
+    extra_ro_binds: dict[str, str] | None = None,
 ) -> list[str]:
-    """The full command line: prlimit, then bwrap, then `argv` inside the sandbox.
+    """The command line after the uid drop: prlimit, then bwrap, then `argv` in the sandbox.
 
     `job_dir` is bound at /job (read-write for compiling, read-only for test runs so that
-    one test cannot leave state for the next). `status_fd`, when given, receives bwrap's JSON
-    status lines (child-pid first, exit-code last); a missing child-pid means setup failed.
+    one test cannot leave state for the next); None binds nothing there (the browsers).
+    `status_fd`, when given, receives bwrap's JSON status lines (child-pid first, exit-code
+    last); a missing child-pid means setup failed. `extra_ro_binds` (host path -> sandbox
+    path) is for the start-up probes only. Needs the launcher of `drop_argv` in front (it
+    opens the seccomp filter).
     """
     # RLIMIT_NPROC counts the tasks of a real uid in each user namespace up the chain, the
     # outermost limit being the one in force when the namespace was made. With one uid per slot
@@ -103,6 +177,8 @@ def bwrap_argv(
     bwrap = [
         "bwrap",
         "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
         "--die-with-parent",
         "--new-session",
         "--cap-drop",
@@ -122,11 +198,20 @@ def bwrap_argv(
         str(limits.tmpfs_bytes),
         "--tmpfs",
         "/dev/shm",
-        "--bind" if writable_job else "--ro-bind",
-        str(job_dir),
-        JOB_MOUNT,
+    ]
+    if job_dir is not None:
+        bwrap += ["--bind" if writable_job else "--ro-bind", str(job_dir), JOB_MOUNT]
+    for source, target in sorted((extra_ro_binds or {}).items()):
+        bwrap += ["--ro-bind", source, target]
+    bwrap += [
+        # Nothing but /tmp, /dev/shm and a writable /job takes writes: the root tmpfs and
+        # /dev would otherwise be uncapped memory.
+        "--remount-ro",
+        "/",
+        "--remount-ro",
+        "/dev",
         "--chdir",
-        JOB_MOUNT,
+        JOB_MOUNT if job_dir is not None else "/tmp",
         "--clearenv",
         "--setenv",
         "PATH",
@@ -142,6 +227,9 @@ def bwrap_argv(
         bwrap += ["--setenv", key, value]
     if status_fd is not None:
         bwrap += ["--json-status-fd", str(status_fd)]
+    seccomp = hardening().seccomp_bpf
+    if seccomp is not None:
+        bwrap += ["--add-seccomp-fd", OPEN_MARK + seccomp]
     return [*prlimit, *bwrap, "--", *argv]
 
 
@@ -183,7 +271,8 @@ def isolation_mode() -> str:
 
 
 def probe(identity: Identity, job_dir: Path, limits: Limits) -> None:
-    """Run `true` in a real sandbox as `identity`; raise SandboxInfraError if it fails."""
+    """Run `true` in a real sandbox as `identity` (cgroups, seccomp filter and all); raise
+    SandboxInfraError if it fails."""
     argv = drop_argv(identity) + bwrap_argv(["/usr/bin/true"], job_dir, limits, writable_job=False)
     try:
         done = subprocess.run(

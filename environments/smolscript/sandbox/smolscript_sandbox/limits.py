@@ -18,8 +18,10 @@ class Limits:
     waited in the run queue (`cpuwait.py`), so that machine load never decides a verdict,
     up to `wall_ceiling_s` of elapsed time in all (0: `wall_s`, no extension).
     `stdout_bytes` is the kept head of stdout, beyond which the process is killed with status
-    output_limit; `stderr_bytes` is the kept head of stderr (the rest is drained and dropped,
-    flagged as truncated).
+    output_limit; `stderr_bytes` is the kept head of stderr (flagged as truncated past it).
+    Past `stderr_drain_bytes` in all the service stops reading stderr and closes the pipe, so
+    a flood costs it nothing more (the writer gets EPIPE or SIGPIPE); a program that merely
+    logs a lot before printing its answer is not affected.
     """
 
     cpu_s: int
@@ -32,6 +34,7 @@ class Limits:
     stdout_bytes: int
     stderr_bytes: int
     wall_ceiling_s: float = 0.0
+    stderr_drain_bytes: int = 8 * MIB
 
     @property
     def rlimit_cpu_s(self) -> int:

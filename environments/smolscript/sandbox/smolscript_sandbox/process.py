@@ -48,20 +48,30 @@ class RawRun:
 
 
 async def _read_head(
-    stream: asyncio.StreamReader, cap: int, on_overflow: Callable[[], None] | None = None
+    stream: asyncio.StreamReader,
+    cap: int,
+    on_overflow: Callable[[], None] | None = None,
+    stop_after: int | None = None,
 ) -> tuple[bytes, bool]:
-    """Read a stream to EOF keeping at most `cap` bytes; call `on_overflow` once when exceeded."""
+    """Read a stream to EOF keeping at most `cap` bytes; returns (head, truncated).
+
+    `on_overflow` is called once, when more than `stop_after` bytes (default `cap`) were read
+    in all: the caller then kills the writer or closes the pipe.
+    """
+    limit = cap if stop_after is None else stop_after
     kept = bytearray()
-    overflow = False
+    total = 0
+    called = False
     while True:
         chunk = await stream.read(_CHUNK)
         if not chunk:
-            return bytes(kept), overflow
+            return bytes(kept), total > cap
+        total += len(chunk)
         room = cap - len(kept)
         if room > 0:
             kept += chunk[:room]
-        if len(chunk) > room and not overflow:
-            overflow = True
+        if total > limit and not called:
+            called = True
             if on_overflow is not None:
                 on_overflow()
 
@@ -193,8 +203,18 @@ async def run_sandboxed(
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             proc.stdin.close()
 
+    def stderr_overflow() -> None:
+        # Stop reading past the drain bound (issue 18): close our end, so that a flood costs
+        # the service nothing more; the writer gets EPIPE (or SIGPIPE) on its next write.
+        transport = proc._transport.get_pipe_transport(2)
+        if transport is not None:
+            transport.close()
+
     out_task = asyncio.create_task(_read_head(proc.stdout, limits.stdout_bytes, stdout_overflow))
-    err_task = asyncio.create_task(_read_head(proc.stderr, limits.stderr_bytes))
+    err_task = asyncio.create_task(
+        _read_head(proc.stderr, limits.stderr_bytes, stderr_overflow,
+                   stop_after=limits.stderr_drain_bytes)
+    )
     feed_task = asyncio.create_task(feed())
     try:
         seen = await watch(proc, limits, start)

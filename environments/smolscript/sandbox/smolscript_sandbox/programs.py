@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 
 from smolscript_sandbox.errors import SandboxInfraError
 from smolscript_sandbox.hostinfo import runtime_versions
@@ -62,12 +63,37 @@ async def _compile(slot: Slot, program: Program, limits: Limits) -> CompileResul
     return CompileResult(status="ok", stderr=text, time_s=raw.time_s, truncated=truncated)
 
 
-async def run_program_job(pool: SlotPool, job: ProgramJob) -> ProgramReply:
+def _with_oom(result: RunResult, slot: Slot, oom_before: int) -> RunResult:
+    """A failed run during which the slot cgroup's OOM killer killed a process (a SIGKILL,
+    which alone reads as a crash or a hard CPU limit, or a survivor left waiting for the
+    killed one until the wall limit) is a `memory_limit`."""
+    if (
+        slot.cgroup is not None
+        and result.status in ("runtime_error", "timeout")
+        and slot.cgroup.oom_kills() > oom_before
+    ):
+        return result.model_copy(update={"status": "memory_limit"})
+    return result
+
+
+def _job_time_up(job_time_s: float) -> RunResult:
+    """A test that did not run because the job's total time bound was reached."""
+    return RunResult(
+        status="timeout",
+        stderr=f"not run: the job time limit ({job_time_s:g} s for compile and all tests) "
+        "was reached",
+    )
+
+
+async def run_program_job(
+    pool: SlotPool, job: ProgramJob, job_time_s: float = float("inf")
+) -> ProgramReply:
     """Execute one program job in a free slot.
 
     Never raises for candidate behaviour; toolchain or sandbox faults become infra_error.
     Raises JobRejected (from build_program) for a malformed job (unknown runtime, no main
-    file), which the HTTP layer turns into a 422.
+    file), which the HTTP layer turns into a 422. `job_time_s` bounds the whole job once it
+    has a slot: a test cut by it, and every test after it, is a `timeout`.
     """
     stdins = tuple(test.stdin for test in job.tests)
     try:
@@ -76,16 +102,20 @@ async def run_program_job(pool: SlotPool, job: ProgramJob) -> ProgramReply:
         return _infra(exc.reason, len(stdins))
     try:
         versions = await asyncio.to_thread(runtime_versions, job.runtime)
-        reply = await _execute(pool, program, stdins)
+        reply = await _execute(pool, program, stdins, job_time_s)
         return reply.model_copy(update={"toolchain": versions})
     except Exception as exc:  # noqa: BLE001 - a fault of the service, never of the candidate
         return _infra(f"sandbox failure: {type(exc).__name__}: {exc}", len(stdins))
 
 
-async def _execute(pool: SlotPool, program: Program, stdins: tuple[str, ...]) -> ProgramReply:
-    """Compile once and run each test in a fresh sandboxed process, inside one slot."""
+async def _execute(
+    pool: SlotPool, program: Program, stdins: tuple[str, ...], job_time_s: float
+) -> ProgramReply:
+    """Compile once and run each test in a fresh sandboxed process, inside one slot, until
+    the job's time bound (the compile has its own 30 s limit inside it)."""
     run_limits = program.run_limits
     async with pool.acquire() as slot:
+        deadline = time.monotonic() + job_time_s
         _write_files(slot, program)
         compiled = await _compile(slot, program, program.compile_limits)
         if compiled.status == "infra_error":
@@ -94,14 +124,26 @@ async def _execute(pool: SlotPool, program: Program, stdins: tuple[str, ...]) ->
             return ProgramReply(status="compile_error", compile=compiled, tests=[])
         tests = []
         for stdin in stdins:
-            raw = await run_sandboxed(
-                list(program.run_argv),
-                job_dir=slot.job_dir,
-                identity=slot.identity,
-                limits=run_limits,
-                stdin=stdin.encode("utf-8"),
-                extra_env=program.env,
-            )
-            tests.append(test_result(raw, run_limits))
+            left = deadline - time.monotonic()
+            if left <= 0:
+                tests.append(_job_time_up(job_time_s))
+                continue
+            oom_before = slot.cgroup.oom_kills() if slot.cgroup is not None else 0
+            try:
+                raw = await asyncio.wait_for(
+                    run_sandboxed(
+                        list(program.run_argv),
+                        job_dir=slot.job_dir,
+                        identity=slot.identity,
+                        limits=run_limits,
+                        stdin=stdin.encode("utf-8"),
+                        extra_env=program.env,
+                    ),
+                    timeout=left,
+                )
+            except TimeoutError:
+                tests.append(_job_time_up(job_time_s))
+                continue
+            tests.append(_with_oom(test_result(raw, run_limits), slot, oom_before))
     status = "infra_error" if any(t.status == "infra_error" for t in tests) else "ok"
     return ProgramReply(status=status, compile=compiled, tests=tests)

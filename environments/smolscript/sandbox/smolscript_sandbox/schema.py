@@ -31,6 +31,17 @@ RunStatus = Literal["ok", "compile_error", "runtime_error", "timeout", "memory_l
                     "output_limit", "infra_error"]
 
 
+def utf8_text(text: str | None) -> str | None:
+    """Refuse text that has no UTF-8 form (a lone surrogate, which JSON can carry; pydantic
+    refuses it in plain string fields, not in the values of `files`). Raises ValueError."""
+    if text is not None:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text holds a lone surrogate (not valid Unicode)") from None
+    return text
+
+
 class JobTest(BaseModel):
     """One test of a program job: the text given to the program on stdin."""
 
@@ -57,6 +68,7 @@ class ProgramJob(BaseModel):
                 raise ValueError(f"bad file name {name!r} (letters, digits, '_', '.', '-')")
             if len(text) > MAX_FILE:
                 raise ValueError(f"file {name} has {len(text)} characters (at most {MAX_FILE})")
+            utf8_text(text)
         return files
 
 

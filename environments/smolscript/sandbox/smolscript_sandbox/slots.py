@@ -1,7 +1,8 @@
-"""The pool of job slots: each slot has its own uid and a private job folder, one job at a time.
+"""The pool of job slots: each slot has its own uid, cgroup and job folder, one job at a time.
 
-A job acquires a slot, gets a fresh empty folder (0700, owned by the slot uid), and on release
-the slot's stray processes are killed, orphaned zombies reaped and the folder wiped.
+A job acquires a slot, gets a fresh empty folder (0700, owned by the slot uid: a new tmpfs
+where the service may mount one, else a new directory), and on release the slot's stray
+processes are killed (its cgroup, then its uid), orphaned zombies reaped and the folder wiped.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from smolscript_sandbox.cgroups import SlotCgroup
 from smolscript_sandbox.isolation import Identity
+from smolscript_sandbox.limits import COMPILE_LIMITS
 from smolscript_sandbox.reaper import REAPER, kill_uid
+from smolscript_sandbox.statedir import mount_job_tmpfs, unmount
 
 DEFAULT_UID_BASE = 61000
 UID_SEARCH = 1000  # how far above the base to look for uids no other service holds
@@ -51,11 +55,14 @@ def lease_uids(count: int, base: int, lease_dir: Path) -> list[int]:
 
 @dataclass(frozen=True)
 class Slot:
-    """One job slot: index, identity its processes run as, and its private folder."""
+    """One job slot: index, identity its processes run as (uid, cgroups), its private folder,
+    its cgroup (None: rlimits only) and whether its job folder is a tmpfs of its own."""
 
     index: int
     identity: Identity
     root: Path
+    cgroup: SlotCgroup | None = None
+    tmpfs: bool = False
 
     @property
     def job_dir(self) -> Path:
@@ -63,8 +70,15 @@ class Slot:
         return self.root / "job"
 
 
-def make_slots(count: int, state_dir: Path, mode: str, uids: list[int] | None = None) -> list[Slot]:
-    """Create `count` slots under `state_dir`; `uids` (leased) in `bwrap+uid` mode.
+def make_slots(
+    count: int,
+    jobs_dir: Path,
+    mode: str,
+    uids: list[int] | None = None,
+    cgroups: list[SlotCgroup] | None = None,
+) -> list[Slot]:
+    """Create `count` slots under `jobs_dir`; `uids` (leased) in `bwrap+uid` mode; `cgroups`
+    (one per slot) where the host has them. Job folders are tmpfs mounts in `bwrap+uid` mode.
 
     Raises ValueError for a count below 1 or too few uids.
     """
@@ -72,23 +86,31 @@ def make_slots(count: int, state_dir: Path, mode: str, uids: list[int] | None = 
         raise ValueError(f"slot count must be at least 1, got {count}")
     if mode == "bwrap+uid" and (uids is None or len(uids) < count):
         raise ValueError("bwrap+uid mode needs one leased uid per slot")
-    state_dir.mkdir(parents=True, exist_ok=True)
-    os.chmod(state_dir, 0o711)  # slot uids may traverse, never list
+    jobs_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(jobs_dir, 0o711)  # slot uids may traverse, never list
     slots = []
     for i in range(count):
+        cgroup = cgroups[i] if cgroups else None
+        procs = cgroup.procs_files if cgroup is not None else ()
         if mode == "bwrap+uid":
-            identity = Identity(uid=uids[i], gid=uids[i])
+            identity = Identity(uid=uids[i], gid=uids[i], cgroup_procs=procs)
         else:
-            identity = Identity(uid=None, gid=None)
-        root = state_dir / f"slot{i}"
+            identity = Identity(uid=None, gid=None, cgroup_procs=procs)
+        root = jobs_dir / f"slot{i}"
         root.mkdir(exist_ok=True)
         os.chmod(root, 0o711)
-        slots.append(Slot(index=i, identity=identity, root=root))
+        slots.append(Slot(index=i, identity=identity, root=root, cgroup=cgroup,
+                          tmpfs=mode == "bwrap+uid"))
     return slots
 
 
 def _fresh_dir(slot: Slot) -> None:
-    """Replace the slot's job folder by an empty one owned by the slot uid, mode 0700."""
+    """Give the slot an empty job folder owned by the slot uid, mode 0700: a new tmpfs (no
+    host path in the job's mountinfo, wiped by unmounting), else a new directory."""
+    if slot.tmpfs:
+        slot.job_dir.mkdir(mode=0o700, exist_ok=True)
+        if mount_job_tmpfs(slot.job_dir, COMPILE_LIMITS.tmpfs_bytes, slot.identity.uid):
+            return
     shutil.rmtree(slot.job_dir, ignore_errors=True)
     slot.job_dir.mkdir(mode=0o700)
     if slot.identity.uid is not None:
@@ -97,8 +119,12 @@ def _fresh_dir(slot: Slot) -> None:
 
 def sweep(slot: Slot) -> None:
     """Kill the slot's remaining processes and wipe its folder (runs in a worker thread)."""
+    if slot.cgroup is not None:
+        slot.cgroup.kill_all()
     if slot.identity.uid is not None:
         kill_uid(slot.identity.uid)
+    if slot.tmpfs:
+        unmount(slot.job_dir)
     shutil.rmtree(slot.job_dir, ignore_errors=True)
 
 

@@ -34,6 +34,7 @@ def ensure_service(url: str | None = None, **overrides: object) -> dict:
     Raises SandboxInfraError (with the service log) when it cannot start.
     """
     config = config_for(url, **overrides)
+    control.prepare_state(config)
     procman.add_user(config.state_dir)
     info, started = control.start_owned(config)
     if started and config.base_url not in _STARTED:
