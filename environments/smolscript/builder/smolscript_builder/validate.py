@@ -100,7 +100,9 @@ def failure_order(check: Check, hidden: dict) -> list[list[int]]:
 async def score_check(
     check: Check, row: dict, hidden: dict, client: Any, score_code: Callable
 ) -> tuple[dict, int]:
-    """(verdict, tests executed) of one check, scored as a model answer is scored.
+    """(verdict, tests executed) of one check, scored as a model answer is scored, less the
+    credit baselines of `hidden_test_pass_rate` (only `passed` is checked here, and it does
+    not depend on them: `score_code(credit_rate=False)`).
 
     A reference (and every browser check) runs on all hidden tests at once. A negative
     control or near-miss runs chunk by chunk and stops at the first chunk it fails: since a
@@ -108,13 +110,13 @@ async def score_check(
     this proves the same thing with fewer runs.
     """
     if check.must_pass or row.get("modality") != "program" or not hidden["tests"]:
-        verdict = await score_code(row, hidden, check.code, client)
+        verdict = await score_code(row, hidden, check.code, client, credit_rate=False)
         return verdict, len(verdict.get("tests") or [])
     ran = 0
     verdict: dict = {}
     for chunk in failure_order(check, hidden):
         part = {**hidden, "tests": [hidden["tests"][i] for i in chunk]}
-        verdict = await score_code(row, part, check.code, client)
+        verdict = await score_code(row, part, check.code, client, credit_rate=False)
         ran += len(chunk)
         if not verdict["passed"]:
             break
