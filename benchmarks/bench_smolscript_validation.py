@@ -51,46 +51,55 @@ def stratified(rows: list[dict], solutions: dict, per_language: int) -> list[dic
     return picked
 
 
-async def baseline_check(check, row: dict, hidden: dict, client) -> tuple[bool, int]:
+async def baseline_check(check, row: dict, hidden: dict, client,
+                         gate: asyncio.Semaphore) -> tuple[bool, int]:
     """(passed, jobs run) of one check, MultiPL-E style: one job per hidden test (fresh
-    compile and process, or fresh browser page), a must-fail check stopping at its first
-    failing test in the validation's order."""
+    compile and process, or fresh browser page), at most `gate` jobs in flight. A must-pass
+    check sends all its tests at once; a must-fail check runs them one by one in the
+    validation's order and stops at its first failing test (as a MultiPL-E program stops at
+    its first failing assertion)."""
     from smolscript.scoring import score_code
     from smolscript_builder.validate import failure_order
 
     tests = hidden["tests"]
+
+    async def one(index: int) -> bool:
+        async with gate:
+            verdict = await score_code(row, {**hidden, "tests": [tests[index]]}, check.code,
+                                       client)
+        return bool(verdict["passed"])
+
     if check.must_pass or row["modality"] != "program":
-        order = list(range(len(tests)))
-    else:
-        order = [i for chunk in failure_order(check, hidden) for i in chunk]
+        flags = await asyncio.gather(*(one(i) for i in range(len(tests))))
+        return bool(tests) and all(flags), len(tests)
     jobs = 0
-    for index in order:
-        verdict = await score_code(row, {**hidden, "tests": [tests[index]]}, check.code, client)
+    for index in (i for chunk in failure_order(check, hidden) for i in chunk):
         jobs += 1
-        if not verdict["passed"]:
+        if not await one(index):
             return False, jobs
     return bool(tests), jobs
 
 
 async def run_checks(checks, rows: dict, hidden: dict, url: str, width: int,
                      baseline: bool) -> dict:
-    """Run `checks` at concurrency `width` the service's way or the baseline's; returns
-    wall seconds, jobs (service requests), tests and whether every verdict was as expected."""
+    """Run `checks` the service's way (at most `width` checks in flight, as the validation
+    runs them) or the baseline's (at most `width` jobs in flight); returns wall seconds, jobs
+    (baseline requests), tests and whether every verdict was as expected."""
     from smolscript.scoring import score_code
     from smolscript_builder.validate import score_check
     from smolscript_sandbox.client import SandboxClient
 
-    semaphore = asyncio.Semaphore(width)
+    gate = asyncio.Semaphore(width)
     async with SandboxClient(url, max_concurrency=width) as client:
 
         async def one(check) -> tuple[bool, int, int]:
             row, part = rows[check.task_id], hidden[check.task_id]
-            async with semaphore:
-                if baseline:
-                    passed, jobs = await baseline_check(check, row, part, client)
-                    return passed == check.must_pass, jobs, jobs
+            if baseline:
+                passed, jobs = await baseline_check(check, row, part, client, gate)
+                return passed == check.must_pass, jobs, jobs
+            async with gate:
                 verdict, ran = await score_check(check, row, part, client, score_code)
-                return verdict["passed"] == check.must_pass, 0, ran
+            return verdict["passed"] == check.must_pass, 0, ran
 
         start = time.monotonic()
         done = await asyncio.gather(*(one(c) for c in checks))

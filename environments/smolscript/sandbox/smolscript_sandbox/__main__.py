@@ -19,7 +19,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("command", choices=["serve", "start", "stop", "status"])
     parser.add_argument("--host", default=None)
     parser.add_argument("--port", type=int, default=None)
-    parser.add_argument("--slots", type=int, default=None, help="job slots (default: cores)")
+    parser.add_argument("--slots", type=int, default=None, help="job slots (default: 2 per core)")
     parser.add_argument("--browser-slots", type=int, default=None)
     parser.add_argument("--no-browsers", action="store_true", help="do not start Chromium")
     parser.add_argument(

@@ -40,7 +40,7 @@ from smolscript_sandbox.hostinfo import host_fingerprint, toolchain_versions
 from smolscript_sandbox.isolation import isolation_mode, probe
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import run_program_job
-from smolscript_sandbox.reaper import REAPER
+from smolscript_sandbox.reaper import REAPER, use_pidfd_watcher
 from smolscript_sandbox.runtimes import RUNTIMES
 from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, ProgramReply
 from smolscript_sandbox.seccomp_filter import write_filter
@@ -88,8 +88,10 @@ class Service:
         self.jobs = {"program": 0, "browser": 0}
 
     async def start(self) -> None:
-        """Subreaper, health facts, browsers (browser failures are reported, not fatal)."""
+        """Subreaper, child watcher, health facts, browsers (browser failures are reported,
+        not fatal)."""
         REAPER.become_subreaper()
+        use_pidfd_watcher(asyncio.get_running_loop())
         self._reaper_task = asyncio.create_task(self._reap_forever())
         self.versions = await asyncio.to_thread(toolchain_versions)
         self.fingerprint = host_fingerprint(self.versions)
