@@ -131,18 +131,20 @@ async def _execute(
         if compiled.status != "ok":
             reply = ProgramReply(status="compile_error", compile=compiled, tests=[])
         else:
-            tests = await _run_tests(slot, program, stdins, deadline, job_time_s)
-            clock.lap(stages, "run", sandboxes=len(tests))
+            tests, ran = await _run_tests(slot, program, stdins, deadline, job_time_s)
+            clock.lap(stages, "run", sandboxes=ran)
             status = "infra_error" if any(t.status == "infra_error" for t in tests) else "ok"
             reply = ProgramReply(status=status, compile=compiled, tests=tests)
     return reply.model_copy(update={"stages": StageTimes(**_rounded(stages))})
 
 
 async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], deadline: float,
-                     job_time_s: float) -> list[RunResult]:
-    """Run each test in a fresh sandboxed process until the job's deadline (monotonic)."""
+                     job_time_s: float) -> tuple[list[RunResult], int]:
+    """Run each test in a fresh sandboxed process until the job's deadline (monotonic);
+    returns the per-test records and how many processes were started."""
     run_limits = program.run_limits
     tests: list[RunResult] = []
+    ran = 0
     for stdin in stdins:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -150,6 +152,7 @@ async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], dead
             continue
         oom_before = slot.cgroup.oom_kills() if slot.cgroup is not None else 0
         cpu_before = slot.meter.read() if slot.meter is not None else None
+        ran += 1
         try:
             raw = await asyncio.wait_for(
                 run_sandboxed(
@@ -170,7 +173,7 @@ async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], dead
             used = round(slot.meter.read() - cpu_before, 4)
             result = result.model_copy(update={"sandbox_cpu_s": used})
         tests.append(result)
-    return tests
+    return tests, ran
 
 
 class _StageClock:

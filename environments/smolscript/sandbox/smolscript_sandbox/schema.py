@@ -107,8 +107,7 @@ class StageTimes(BaseModel):
     `run_cpu_s` are the exact CPU of every process the compile / the test runs started,
     sandbox start-up included (the slot's cpuacct cgroup; None where the host has none),
     `setup_cpu_s` / `cleanup_cpu_s` the service thread's own CPU preparing and sweeping the
-    slot. `sandboxes` counts the sandboxed processes started (compile + test runs);
-    `tests_skipped` the tests not run because the job asked to stop early."""
+    slot. `sandboxes` counts the sandboxed processes started (compile + test runs)."""
 
     slot_wait_s: float = 0.0
     setup_s: float = 0.0
@@ -120,7 +119,6 @@ class StageTimes(BaseModel):
     cleanup_s: float = 0.0
     cleanup_cpu_s: float = 0.0
     sandboxes: int = 0
-    tests_skipped: int = 0
 
 
 class ProgramReply(BaseModel):
