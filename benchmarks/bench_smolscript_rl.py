@@ -32,7 +32,6 @@ import os
 import statistics
 import time
 from collections import Counter
-from typing import Any
 
 # A line that no language of the nine parses (a stray token); the rest is the reference.
 BROKEN_LINE = {"html": "<div <<@@\n", "css": "@@ { color: ; \n"}
@@ -92,87 +91,6 @@ def build_mix(tasks: list[dict], solutions: dict, total: int, timeouts: int) -> 
     return mix
 
 
-class Recorder:
-    """Wraps the client's job calls and the host verdict functions to record what a run
-    cost: the service's stage timings per job and this process's CPU in the verdicts."""
-
-    def __init__(self) -> None:
-        self.program: list[Any] = []
-        self.browser: list[Any] = []
-        self.verdict_cpu = 0.0
-        self.browser_tests = 0
-
-    def install(self) -> None:
-        from smolscript import scoring
-        from smolscript_sandbox.client import SandboxClient
-
-        original_program = SandboxClient.run_program_job
-        original_browser = SandboxClient.run_browser_job
-
-        async def run_program_job(client, job):
-            reply = await original_program(client, job)
-            self.program.append(reply)
-            return reply
-
-        async def run_browser_job(client, job):
-            reply = await original_browser(client, job)
-            self.browser.append(reply)
-            self.browser_tests += len(job.probes)
-            return reply
-
-        SandboxClient.run_program_job = run_program_job
-        SandboxClient.run_browser_job = run_browser_job
-        for name in ("judge_program", "judge_browser"):
-            setattr(scoring, name, self._timed(getattr(scoring, name)))
-
-    def _timed(self, judge):
-        def run(*args, **kwargs):
-            started = time.thread_time()
-            try:
-                return judge(*args, **kwargs)
-            finally:
-                self.verdict_cpu += time.thread_time() - started
-        return run
-
-
-def stage_table(rec: Recorder, health0: dict, health1: dict, host_cpu: float) -> None:
-    """Print CPU seconds by stage, in total and per test executed."""
-    start_cpu = health1.get("sandbox_start_cpu_s")
-    stages = [r.stages for r in rec.program if r.stages is not None]
-    tests = sum(len(r.tests) for r in rec.program) + rec.browser_tests
-    if start_cpu is None or any(s.run_cpu_s is None and s.compile_cpu_s is None
-                                for s in stages):
-        print("the service reports no cpuacct figures here: no per-stage CPU table")
-        return
-    compiles = sum(s.compile_cpu_s is not None and s.compile_s > 0 for s in stages)
-    sandboxes = sum(s.sandboxes for s in stages)
-    runs = sandboxes - compiles
-    compile_total = sum(s.compile_cpu_s or 0.0 for s in stages)
-    run_total = sum(s.run_cpu_s or 0.0 for s in stages)
-    slot_work = sum(s.setup_cpu_s + s.cleanup_cpu_s for s in stages)
-    rows = [
-        ("isolation setup", slot_work + sandboxes * start_cpu,
-         f"{sandboxes} sandboxes x {start_cpu * 1000:.1f} ms + slot setup/sweep "
-         f"{slot_work:.1f} s"),
-        ("compile", compile_total - compiles * start_cpu, f"{compiles} compiles"),
-        ("run", run_total - runs * start_cpu, f"{runs} test processes"),
-        ("browser", health1["cpu_s"]["browsers"] - health0["cpu_s"]["browsers"],
-         f"{len(rec.browser)} browser jobs, {rec.browser_tests} probes' tests"),
-        ("verdict", rec.verdict_cpu, "host judge_program/judge_browser"),
-        ("service (Python)", health1["cpu_s"]["service"] - health0["cpu_s"]["service"],
-         "the service's event loop, HTTP, schema"),
-        ("host (rest)", host_cpu - rec.verdict_cpu, "rubric, assembly, HTTP client"),
-    ]
-    print(f"CPU by stage ({tests} tests executed: {tests - rec.browser_tests} program test "
-          f"runs, {rec.browser_tests} browser tests):")
-    print("| stage | CPU s | ms per test | what |")
-    print("|---|---|---|---|")
-    for name, cpu, what in rows:
-        print(f"| {name} | {cpu:.1f} | {cpu / max(tests, 1) * 1000:.1f} | {what} |")
-    total = sum(cpu for _, cpu, _ in rows)
-    print(f"| total | {total:.1f} | {total / max(tests, 1) * 1000:.1f} | |")
-
-
 async def score_all(rubric, states: list[dict], group: int, concurrency: int) -> float:
     """Score `states` in groups through `rubric.score_group`, `concurrency` states in flight;
     returns the wall seconds."""
@@ -202,6 +120,7 @@ def main() -> None:
     from smolscript import data
     from smolscript.env import load_environment
     from smolscript_sandbox.testing import ensure_service
+    from smolscript_stages import Recorder, stage_table
 
     ensure_service(args.url)
     health0 = ensure_service(args.url)

@@ -125,6 +125,7 @@ def main() -> None:
 
     from smolscript_builder.validate import load_edition, plan_checks, validate_full
     from smolscript_sandbox.testing import ensure_service
+    from smolscript_stages import Recorder, stage_table
 
     os.environ["SMOLSCRIPT_SANDBOX_URL"] = args.url  # the client and the scorer use it
     health = ensure_service(args.url)
@@ -138,9 +139,12 @@ def main() -> None:
 
     full = None
     if not args.skip_full:
-        before, load_before = ensure_service(args.url)["cpu_s"], loadavg()
+        recorder = Recorder()
+        recorder.install()
+        health0, load_before, host0 = ensure_service(args.url), loadavg(), time.process_time()
         full = asyncio.run(validate_full(args.data, url=args.url))
-        after = ensure_service(args.url)["cpu_s"]
+        health1, host_cpu = ensure_service(args.url), time.process_time() - host0
+        before, after = health0["cpu_s"], health1["cpu_s"]
         cpu = sum(after[k] - before[k] for k in ("service", "children", "browsers"))
         print(f"full validation (measured): status={full.status} "
               f"checks={full.checks_run}/{full.checks_planned} {full.by_role} "
@@ -150,6 +154,8 @@ def main() -> None:
         if full.failure or full.reason:
             print(f"  {full.failure or full.reason}")
         failed |= full.status != "passed"
+        stage_table(recorder, health0, health1, host_cpu)
+        recorder.active = False
 
     sample = stratified(rows, solutions, args.per_language)
     print(f"\nstratified sample: {len(sample)} tasks ({args.per_language} per language), "
