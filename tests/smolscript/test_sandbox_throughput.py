@@ -109,3 +109,30 @@ def test_validation_interleaves_languages_and_keeps_every_check_once():
     # each language's checks keep their plan order
     python = [i for i in order if rows[checks[i].task_id]["language"] == "python"]
     assert python == sorted(python)
+
+
+@pytest.mark.unit
+async def test_subprocesses_are_waited_for_through_pidfds_without_a_thread_each():
+    """The service's child watcher (Python 3.11): no thread per sandboxed process, exit
+    codes intact; on 3.12+ asyncio picks the same watcher itself and nothing is installed."""
+    import asyncio
+    import sys
+    import threading
+
+    from smolscript_sandbox.reaper import use_pidfd_watcher
+
+    policy = asyncio.get_event_loop_policy()
+    previous = getattr(policy, "_watcher", None)  # restored after: other tests' loops
+    installed = False
+    try:
+        installed = use_pidfd_watcher(asyncio.get_running_loop())
+        assert installed == (sys.version_info < (3, 12))
+        threads = threading.active_count()
+        procs = [await asyncio.create_subprocess_exec("/bin/sh", "-c", f"exit {code}")
+                 for code in (0, 3, 7)]
+        assert threading.active_count() == threads or not installed
+        assert [await p.wait() for p in procs] == [0, 3, 7]
+    finally:
+        if installed:
+            asyncio.get_child_watcher().close()
+            asyncio.set_child_watcher(previous)
