@@ -43,7 +43,9 @@ async def test_program_replies_carry_measured_stage_timings(host_target):
     assert 0.35 <= spin <= 2.0  # the 0.4 s it burnt, within the process accounting
     assert start_cpu / 2 < quick < spin - 0.3
     per_test = sum(t.sandbox_cpu_s for t in reply.tests)
-    assert per_test <= stages.run_cpu_s <= per_test + 0.05  # nothing else runs in the slot
+    # the runs' total holds each run (less rounding) and little else: nothing else runs in the
+    # slot, only a sandbox's last exit work can land after its own reading
+    assert per_test - 0.001 <= stages.run_cpu_s <= per_test + 0.1, (per_test, stages)
     assert stages.run_s >= sum(t.time_s for t in reply.tests)
     assert stages.setup_s > 0 and stages.cleanup_s > 0
 
