@@ -173,19 +173,21 @@ def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any],
 
 
 async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str | None,
-                     client: ScoringClient, note: str = "") -> dict:
+                     client: ScoringClient, note: str = "", *, credit_rate: bool = True) -> dict:
     """Score assembled `code` for one task; None code (rejected by assembly) fails with `note`.
 
     `hidden_test_pass_rate` credits only tests that no baseline answer passes (`credit.py`);
-    the plain share of tests passed is kept as `raw_test_pass_rate`. Raises ScoringInfraError
-    on any infrastructure failure (including transport errors).
+    the plain share of tests passed is kept as `raw_test_pass_rate`. `credit_rate=False`
+    (callers that need only `passed`, such as the dataset validation) skips the baseline
+    runs: the rate is then the raw share, and `passed` is the same either way. Raises
+    ScoringInfraError on any infrastructure failure (including transport errors).
     """
     if code is None:
         return rejected_outcome(note or "rejected")
     verdict = await _judge_code(task, hidden, code, client)
     verdict["raw_test_pass_rate"] = verdict["hidden_test_pass_rate"]
     flags = [bool(t["passed"]) for t in verdict["tests"]]
-    if any(flags) and not all(flags):  # all or none passed: no baseline can change the rate
+    if credit_rate and any(flags) and not all(flags):  # all or none: no baseline changes it
         baselines = [await _baseline_flags(task, hidden, source, client)
                      for source in credit.baseline_sources(task, hidden)]
         credits = credit.credited(flags, baselines)

@@ -100,7 +100,9 @@ def failure_order(check: Check, hidden: dict) -> list[list[int]]:
 async def score_check(
     check: Check, row: dict, hidden: dict, client: Any, score_code: Callable
 ) -> tuple[dict, int]:
-    """(verdict, tests executed) of one check, scored as a model answer is scored.
+    """(verdict, tests executed) of one check, scored as a model answer is scored, less the
+    credit baselines of `hidden_test_pass_rate` (only `passed` is checked here, and it does
+    not depend on them: `score_code(credit_rate=False)`).
 
     A reference (and every browser check) runs on all hidden tests at once. A negative
     control or near-miss runs chunk by chunk and stops at the first chunk it fails: since a
@@ -108,17 +110,34 @@ async def score_check(
     this proves the same thing with fewer runs.
     """
     if check.must_pass or row.get("modality") != "program" or not hidden["tests"]:
-        verdict = await score_code(row, hidden, check.code, client)
+        verdict = await score_code(row, hidden, check.code, client, credit_rate=False)
         return verdict, len(verdict.get("tests") or [])
     ran = 0
     verdict: dict = {}
     for chunk in failure_order(check, hidden):
         part = {**hidden, "tests": [hidden["tests"][i] for i in chunk]}
-        verdict = await score_code(row, part, check.code, client)
+        verdict = await score_code(row, part, check.code, client, credit_rate=False)
         ran += len(chunk)
         if not verdict["passed"]:
             break
     return verdict, ran
+
+
+def interleaved(checks: list[Check], rows: dict[str, dict]) -> list[int]:
+    """Indices of `checks` taken round-robin over languages, each language's in plan order.
+
+    The edition's rows are grouped by language; run in that order, a stretch of compile-heavy
+    checks (Rust, C++) and then a stretch of start-up-bound ones (Python, Lua) would each
+    leave the CPUs half used. Interleaving keeps both kinds of work in flight.
+    """
+    by_language: dict[str, list[int]] = {}
+    for index, check in enumerate(checks):
+        by_language.setdefault(str(rows[check.task_id].get("language")), []).append(index)
+    order: list[int] = []
+    lanes = list(by_language.values())
+    for depth in range(max((len(lane) for lane in lanes), default=0)):
+        order.extend(lane[depth] for lane in lanes if depth < len(lane))
+    return order
 
 
 async def execute(
@@ -128,21 +147,26 @@ async def execute(
     client: Any,
     *,
     concurrency: int,
+    browser_concurrency: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ExecutionSummary:
-    """Run the checks with bounded concurrency; stop at the first failure (lowest index among
-    the checks finished when it is seen). Infrastructure errors propagate."""
+    """Run the checks, program checks at most `concurrency` at a time and browser checks at
+    most `browser_concurrency` (default: `concurrency`) beside them, each kind interleaved
+    over languages; stop at the first failure (lowest index among the checks finished when it
+    is seen). Program and browser checks use separate slot pools of the service, so that
+    neither kind waits behind the other. Infrastructure errors propagate."""
     from smolscript.scoring import score_code
 
     summary = ExecutionSummary(checks_planned=len(checks))
     summary.tasks = len({c.task_id for c in checks})
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for index in range(len(checks)):
-        queue.put_nowait(index)
+    queues: dict[bool, asyncio.Queue[int]] = {True: asyncio.Queue(), False: asyncio.Queue()}
+    for index in interleaved(checks, rows):
+        browser = rows[checks[index].task_id].get("modality") == "browser"
+        queues[browser].put_nowait(index)
     failures: dict[int, dict] = {}
     stop = asyncio.Event()
 
-    async def worker() -> None:
+    async def worker(queue: asyncio.Queue[int]) -> None:
         while not stop.is_set():
             try:
                 index = queue.get_nowait()
@@ -168,7 +192,9 @@ async def execute(
                 progress(summary.checks_run, len(checks))
 
     start = time.monotonic()
-    workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
+    widths = {False: concurrency, True: browser_concurrency or concurrency}
+    workers = [asyncio.create_task(worker(queues[kind]))
+               for kind, width in widths.items() for _ in range(width)]
     try:
         await asyncio.gather(*workers)
     finally:
@@ -284,6 +310,7 @@ async def validate_full(
                 hidden,
                 client,
                 concurrency=width,
+                browser_concurrency=concurrency or max(2, 2 * int(health["browser_slots"])),
                 progress=progress,
             )
     except InfrastructureError as exc:  # the service or the client's transport failed

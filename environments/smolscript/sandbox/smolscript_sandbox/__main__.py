@@ -23,8 +23,8 @@ def _parser() -> argparse.ArgumentParser:
         "--slots",
         type=int,
         default=None,
-        help="job slots (default: cores; with --container: 1, so that the container's limits "
-        "bound one job)",
+        help="job slots (default: 2 per core; with --container: 1, so that the container's "
+        "limits bound one job)",
     )
     parser.add_argument("--browser-slots", type=int, default=None)
     parser.add_argument("--no-browsers", action="store_true", help="do not start Chromium")

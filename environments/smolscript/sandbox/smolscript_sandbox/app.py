@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import resource
+import statistics
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -22,6 +23,7 @@ from fastapi import FastAPI, HTTPException
 from fastapi.exceptions import RequestValidationError
 
 from smolscript_sandbox import __version__, isolation
+from smolscript_sandbox.accounting import setup_meters
 from smolscript_sandbox.bounds import (
     Admission,
     BoundedRequests,
@@ -38,11 +40,11 @@ from smolscript_sandbox.hostinfo import host_fingerprint, toolchain_versions
 from smolscript_sandbox.isolation import in_container, isolation_mode, probe
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import run_program_job
-from smolscript_sandbox.reaper import REAPER
+from smolscript_sandbox.reaper import REAPER, use_pidfd_watcher
 from smolscript_sandbox.runtimes import RUNTIMES
 from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, ProgramReply
 from smolscript_sandbox.seccomp_filter import write_filter
-from smolscript_sandbox.slots import SlotPool, lease_uids, make_slots, sweep
+from smolscript_sandbox.slots import Slot, SlotPool, lease_uids, make_slots, sweep
 from smolscript_sandbox.statedir import describe, secure_dir, secure_state_root, unmount
 
 
@@ -69,8 +71,11 @@ class Service:
             self.cgroups, self.memory = container_cgroups(config.slots, self.memory["cause"])
         if not self.memory["per_job"]:  # said in /health too; here so that the log shows it
             print(f"smolscript-sandbox: {self.memory['reason']}", file=sys.stderr, flush=True)
-        self.slots = make_slots(config.slots, config.jobs_dir, self.mode, uids, self.cgroups)
+        meters = setup_meters(f"smolscript-{config.port}", config.slots)
+        self.slots = make_slots(config.slots, config.jobs_dir, self.mode, uids, self.cgroups,
+                                meters)
         self_probe(config.jobs_dir / "probe", self.slots[0].identity)
+        self.sandbox_start_cpu_s = startup_cpu(config.jobs_dir / "probe", self.slots[0])
         self.pool = SlotPool(self.slots)
         self.browsers = BrowserPool(
             make_browser_slots(browser_count, config.state_dir, self.mode, browser_uids)
@@ -85,8 +90,10 @@ class Service:
         self.jobs = {"program": 0, "browser": 0}
 
     async def start(self) -> None:
-        """Subreaper, health facts, browsers (browser failures are reported, not fatal)."""
+        """Subreaper, child watcher, health facts, browsers (browser failures are reported,
+        not fatal)."""
         REAPER.become_subreaper()
+        use_pidfd_watcher(asyncio.get_running_loop())
         self._reaper_task = asyncio.create_task(self._reap_forever())
         self.versions = await asyncio.to_thread(toolchain_versions)
         self.fingerprint = host_fingerprint(self.versions)
@@ -103,6 +110,8 @@ class Service:
             await asyncio.to_thread(sweep, slot)
             if slot.cgroup is not None:
                 slot.cgroup.remove()
+            if slot.meter is not None:
+                slot.meter.remove()
             unmount(slot.job_dir)
 
     async def _reap_forever(self, every_s: float = 1.0) -> None:
@@ -156,6 +165,10 @@ class Service:
                     {slot.identity.uid for slot in self.browsers.slots} - {None}
                 ),
             },
+            # CPU seconds of starting one empty sandbox (launcher, uid drop, rlimits, bwrap's
+            # namespaces and mounts, seccomp: `/usr/bin/true` inside), measured at start-up on
+            # the slot's cpuacct cgroup (median of 5); None without a CPU meter.
+            "sandbox_start_cpu_s": self.sandbox_start_cpu_s,
             "pid": os.getpid(),
             "state_dir": str(self.config.state_dir),
             "jobs_dir": str(self.config.jobs_dir),
@@ -181,6 +194,19 @@ def self_probe(probe_dir: Path, identity: isolation.Identity) -> None:
     os.chmod(probe_dir, 0o755)
     probe(identity, probe_dir, RUN_LIMITS)
     answer_key_probe(probe_dir, identity)
+
+
+def startup_cpu(probe_dir: Path, slot: Slot, runs: int = 5) -> float | None:
+    """Median CPU seconds of one empty sandbox on `slot` (its cpuacct meter around `runs`
+    start-up probes); None when the slot has no meter. Raises SandboxInfraError as `probe`."""
+    if slot.meter is None:
+        return None
+    used = []
+    for _ in range(runs):
+        before = slot.meter.read()
+        probe(slot.identity, probe_dir, RUN_LIMITS)
+        used.append(slot.meter.read() - before)
+    return round(statistics.median(used), 5)
 
 
 def cpu_seconds() -> dict[str, float]:

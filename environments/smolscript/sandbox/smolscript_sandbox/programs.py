@@ -15,7 +15,13 @@ from smolscript_sandbox.hostinfo import runtime_versions
 from smolscript_sandbox.limits import Limits
 from smolscript_sandbox.process import run_sandboxed
 from smolscript_sandbox.runtimes import Program, build_program
-from smolscript_sandbox.schema import CompileResult, ProgramJob, ProgramReply, RunResult
+from smolscript_sandbox.schema import (
+    CompileResult,
+    ProgramJob,
+    ProgramReply,
+    RunResult,
+    StageTimes,
+)
 from smolscript_sandbox.slots import Slot, SlotPool
 from smolscript_sandbox.verdict import classify, decode_diagnostic, test_result
 
@@ -113,37 +119,82 @@ async def _execute(
 ) -> ProgramReply:
     """Compile once and run each test in a fresh sandboxed process, inside one slot, until
     the job's time bound (the compile has its own 30 s limit inside it)."""
-    run_limits = program.run_limits
-    async with pool.acquire() as slot:
+    stages: dict[str, float] = {}
+    async with pool.acquire(stages) as slot:
         deadline = time.monotonic() + job_time_s
         _write_files(slot, program)
+        clock = _StageClock(slot)
         compiled = await _compile(slot, program, program.compile_limits)
+        clock.lap(stages, "compile", sandboxes=int(program.compile_argv is not None))
         if compiled.status == "infra_error":
             return _infra(f"compile sandbox failed: {compiled.stderr}", len(stdins))
         if compiled.status != "ok":
-            return ProgramReply(status="compile_error", compile=compiled, tests=[])
-        tests = []
-        for stdin in stdins:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                tests.append(_job_time_up(job_time_s))
-                continue
-            oom_before = slot.cgroup.oom_kills() if slot.cgroup is not None else 0
-            try:
-                raw = await asyncio.wait_for(
-                    run_sandboxed(
-                        list(program.run_argv),
-                        job_dir=slot.job_dir,
-                        identity=slot.identity,
-                        limits=run_limits,
-                        stdin=stdin.encode("utf-8"),
-                        extra_env=program.env,
-                    ),
-                    timeout=left,
-                )
-            except TimeoutError:
-                tests.append(_job_time_up(job_time_s))
-                continue
-            tests.append(_with_oom(test_result(raw, run_limits), slot, oom_before))
-    status = "infra_error" if any(t.status == "infra_error" for t in tests) else "ok"
-    return ProgramReply(status=status, compile=compiled, tests=tests)
+            reply = ProgramReply(status="compile_error", compile=compiled, tests=[])
+        else:
+            tests, ran = await _run_tests(slot, program, stdins, deadline, job_time_s)
+            clock.lap(stages, "run", sandboxes=ran)
+            status = "infra_error" if any(t.status == "infra_error" for t in tests) else "ok"
+            reply = ProgramReply(status=status, compile=compiled, tests=tests)
+    return reply.model_copy(update={"stages": StageTimes(**_rounded(stages))})
+
+
+async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], deadline: float,
+                     job_time_s: float) -> tuple[list[RunResult], int]:
+    """Run each test in a fresh sandboxed process until the job's deadline (monotonic);
+    returns the per-test records and how many processes were started."""
+    run_limits = program.run_limits
+    tests: list[RunResult] = []
+    ran = 0
+    for stdin in stdins:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            tests.append(_job_time_up(job_time_s))
+            continue
+        oom_before = slot.cgroup.oom_kills() if slot.cgroup is not None else 0
+        cpu_before = slot.meter.read() if slot.meter is not None else None
+        ran += 1
+        try:
+            raw = await asyncio.wait_for(
+                run_sandboxed(
+                    list(program.run_argv),
+                    job_dir=slot.job_dir,
+                    identity=slot.identity,
+                    limits=run_limits,
+                    stdin=stdin.encode("utf-8"),
+                    extra_env=program.env,
+                ),
+                timeout=left,
+            )
+        except TimeoutError:
+            tests.append(_job_time_up(job_time_s))
+            continue
+        result = _with_oom(test_result(raw, run_limits), slot, oom_before)
+        if cpu_before is not None:
+            used = round(slot.meter.read() - cpu_before, 4)
+            result = result.model_copy(update={"sandbox_cpu_s": used})
+        tests.append(result)
+    return tests, ran
+
+
+class _StageClock:
+    """Elapsed and slot CPU time (`accounting.CpuMeter`) since the last lap."""
+
+    def __init__(self, slot: Slot) -> None:
+        self.meter = slot.meter
+        self.wall = time.perf_counter()
+        self.cpu = self.meter.read() if self.meter is not None else 0.0
+
+    def lap(self, stages: dict[str, float], name: str, sandboxes: int) -> None:
+        """Record `<name>_s`, `<name>_cpu_s` (with a meter) and add to `sandboxes`."""
+        wall = time.perf_counter()
+        stages[f"{name}_s"] = wall - self.wall
+        if self.meter is not None:
+            cpu = self.meter.read()
+            stages[f"{name}_cpu_s"] = cpu - self.cpu
+            self.cpu = cpu
+        self.wall = wall
+        stages["sandboxes"] = stages.get("sandboxes", 0) + sandboxes
+
+
+def _rounded(stages: dict[str, float]) -> dict[str, float]:
+    return {key: round(value, 4) for key, value in stages.items()}

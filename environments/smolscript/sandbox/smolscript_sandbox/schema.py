@@ -88,7 +88,8 @@ class RunResult(BaseModel):
     """One test run. `stdout` is normalized (invalid UTF-8 replaced, CRLF -> LF, one final
     newline stripped); `truncated` when stdout or stderr went over the kept head. `time_s`
     is elapsed seconds; `cpu_s` the CPU seconds last sampled while it ran (0 when it ended
-    before the first sample, 0.1 s in)."""
+    before the first sample, 0.1 s in); `sandbox_cpu_s` the exact CPU seconds of the whole
+    run, sandbox start-up included (the slot's cpuacct cgroup; None where the host has none)."""
 
     status: RunStatus
     stdout: str = ""
@@ -97,6 +98,27 @@ class RunResult(BaseModel):
     time_s: float = 0.0
     cpu_s: float = 0.0
     truncated: bool = False
+    sandbox_cpu_s: float | None = None
+
+
+class StageTimes(BaseModel):
+    """Where one program job's time went, in seconds (optional in replies: absent from older
+    services). `*_s` are elapsed times; `*_cpu_s` are CPU times: `compile_cpu_s` and
+    `run_cpu_s` are the exact CPU of every process the compile / the test runs started,
+    sandbox start-up included (the slot's cpuacct cgroup; None where the host has none),
+    `setup_cpu_s` / `cleanup_cpu_s` the service thread's own CPU preparing and sweeping the
+    slot. `sandboxes` counts the sandboxed processes started (compile + test runs)."""
+
+    slot_wait_s: float = 0.0
+    setup_s: float = 0.0
+    setup_cpu_s: float = 0.0
+    compile_s: float = 0.0
+    compile_cpu_s: float | None = None
+    run_s: float = 0.0
+    run_cpu_s: float | None = None
+    cleanup_s: float = 0.0
+    cleanup_cpu_s: float = 0.0
+    sandboxes: int = 0
 
 
 class ProgramReply(BaseModel):
@@ -109,6 +131,7 @@ class ProgramReply(BaseModel):
     tests: list[RunResult] = Field(default_factory=list)
     error: str | None = None
     toolchain: dict[str, str] = Field(default_factory=dict)
+    stages: StageTimes | None = None
 
     def infra_detail(self) -> str | None:
         """Why the job, or one of its tests, is an `infra_error`; None when none is."""

@@ -12,10 +12,12 @@ import contextlib
 import fcntl
 import os
 import shutil
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from smolscript_sandbox.accounting import CpuMeter
 from smolscript_sandbox.cgroups import SlotCgroup
 from smolscript_sandbox.isolation import Identity
 from smolscript_sandbox.limits import COMPILE_LIMITS
@@ -56,13 +58,15 @@ def lease_uids(count: int, base: int, lease_dir: Path) -> list[int]:
 @dataclass(frozen=True)
 class Slot:
     """One job slot: index, identity its processes run as (uid, cgroups), its private folder,
-    its cgroup (None: rlimits only) and whether its job folder is a tmpfs of its own."""
+    its cgroup (None: rlimits only), whether its job folder is a tmpfs of its own and its
+    CPU meter (`accounting.py`; None: no stage CPU figures)."""
 
     index: int
     identity: Identity
     root: Path
     cgroup: SlotCgroup | None = None
     tmpfs: bool = False
+    meter: CpuMeter | None = None
 
     @property
     def job_dir(self) -> Path:
@@ -76,9 +80,11 @@ def make_slots(
     mode: str,
     uids: list[int] | None = None,
     cgroups: list[SlotCgroup] | None = None,
+    meters: list[CpuMeter] | None = None,
 ) -> list[Slot]:
     """Create `count` slots under `jobs_dir`; `uids` (leased) in `bwrap+uid` mode; `cgroups`
-    (one per slot) where the host has them. Job folders are tmpfs mounts in `bwrap+uid` mode.
+    and CPU `meters` (one per slot) where the host has them. Job folders are tmpfs mounts in
+    `bwrap+uid` mode.
 
     Raises ValueError for a count below 1 or too few uids.
     """
@@ -91,7 +97,9 @@ def make_slots(
     slots = []
     for i in range(count):
         cgroup = cgroups[i] if cgroups else None
-        procs = cgroup.procs_files if cgroup is not None else ()
+        meter = meters[i] if meters else None
+        procs = (cgroup.procs_files if cgroup is not None else ()) + (
+            (meter.procs_file,) if meter is not None else ())
         if mode == "bwrap+uid":
             identity = Identity(uid=uids[i], gid=uids[i], cgroup_procs=procs)
         else:
@@ -100,7 +108,7 @@ def make_slots(
         root.mkdir(exist_ok=True)
         os.chmod(root, 0o711)
         slots.append(Slot(index=i, identity=identity, root=root, cgroup=cgroup,
-                          tmpfs=mode == "bwrap+uid"))
+                          tmpfs=mode == "bwrap+uid", meter=meter))
     return slots
 
 
@@ -139,15 +147,36 @@ class SlotPool:
         self.busy = 0
 
     @contextlib.asynccontextmanager
-    async def acquire(self) -> AsyncIterator[Slot]:
-        """Yield a slot with a fresh job folder; always sweep and return it afterwards."""
+    async def acquire(self, stages: dict[str, float] | None = None) -> AsyncIterator[Slot]:
+        """Yield a slot with a fresh job folder; always sweep and return it afterwards.
+
+        `stages`, when given, receives the seconds spent waiting for the slot (`slot_wait_s`),
+        preparing its folder (`setup_s`, `setup_cpu_s`) and sweeping it (`cleanup_s`,
+        `cleanup_cpu_s`); the CPU figures are the service thread's own (`time.thread_time`).
+        """
+        stages = {} if stages is None else stages
+        started = time.perf_counter()
         slot = await self._free.get()
+        stages["slot_wait_s"] = time.perf_counter() - started
         self.busy += 1
         try:
-            await asyncio.to_thread(_fresh_dir, slot)
+            stages["setup_s"], stages["setup_cpu_s"] = await _timed(_fresh_dir, slot)
             yield slot
         finally:
-            await asyncio.to_thread(sweep, slot)
+            stages["cleanup_s"], stages["cleanup_cpu_s"] = await _timed(sweep, slot)
             REAPER.reap_orphans()
             self.busy -= 1
             self._free.put_nowait(slot)
+
+
+async def _timed(work: Callable[[Slot], None], slot: Slot) -> tuple[float, float]:
+    """Run `work(slot)` in a worker thread; (elapsed seconds, that thread's CPU seconds)."""
+
+    def run() -> float:
+        cpu = time.thread_time()
+        work(slot)
+        return time.thread_time() - cpu
+
+    started = time.perf_counter()
+    cpu = await asyncio.to_thread(run)
+    return time.perf_counter() - started, cpu
