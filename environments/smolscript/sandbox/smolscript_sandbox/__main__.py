@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{config.base_url}  isolation={info['isolation']} slots={info['slots']}")
         return 0
     if args.command == "stop":
-        print("stopped" if control.stop(config) else "not running")
+        print("stopped" if control.stop(config) else f"not running at {config.base_url}")
         return 0
     info = control.health(config)
     if info is None:
