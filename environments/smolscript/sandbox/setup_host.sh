@@ -17,7 +17,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PACKAGES=(bubblewrap util-linux python3 python3-seccomp nodejs gcc g++ lua5.4 mono-mcs mono-runtime
-          libmono-system-numerics4.0-cil chromium)
+          libmono-system-numerics4.0-cil chromium chromium-headless-shell)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -150,6 +150,7 @@ class Service:
             "browser_slots": len(self.browsers.slots),
             "browser": {
                 "version": self.browsers.version,
+                "binary": self.browsers.binary,
                 "error": self.browsers.error,
                 "restarts": sum(slot.restarts for slot in self.browsers.slots),
             },

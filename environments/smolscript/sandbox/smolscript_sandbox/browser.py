@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smolscript_sandbox.executor import CHROMIUM_PATHS, find_chromium
 from smolscript_sandbox.isolation import Identity, bwrap_argv, drop_argv
 from smolscript_sandbox.limits import GIB, MIB, Limits
 from smolscript_sandbox.reaper import kill_uid
 
 log = logging.getLogger(__name__)
 
-CHROMIUM = "/usr/lib/chromium/chromium"
 LAUNCH_TIMEOUT_S = 20.0
 CLOSE_TIMEOUT_S = 5.0
 # Extra seconds the supervisor allows above the scenario wall limit for trusted setup/teardown.
@@ -53,14 +53,14 @@ def scenario_wall_s(timeout_s: float) -> float:
     return max(6.0, 3.0 * float(timeout_s))
 
 
-def write_wrapper(path: Path, identity: Identity, pidfile: Path) -> None:
+def write_wrapper(path: Path, identity: Identity, pidfile: Path, binary: str) -> None:
     """Write the executable that Playwright launches: uid drop, prlimit, bwrap, Chromium.
 
     The wrapper records its pid (bwrap's, after exec) so the supervisor can kill the browser;
     bwrap's --die-with-parent then takes every Chromium process with it.
     """
     # Chromium needs no job folder (it runs from /tmp) and no CPU-seconds limit.
-    inner = bwrap_argv([CHROMIUM, "--no-sandbox"], None, BROWSER_LIMITS, writable_job=False)
+    inner = bwrap_argv([binary, "--no-sandbox"], None, BROWSER_LIMITS, writable_job=False)
     inner = [part for part in inner if not part.startswith("--cpu=")]
     drop = drop_argv(identity)
     command = " ".join(shlex.quote(part) for part in [*drop, *inner])
@@ -98,6 +98,7 @@ class BrowserPool:
             self._free.put_nowait(slot)
         self._playwright = None
         self.version: str | None = None
+        self.binary: str | None = None
         self.error: str | None = None
 
     async def start(self) -> None:
@@ -105,12 +106,18 @@ class BrowserPool:
         from playwright.async_api import async_playwright
 
         try:
-            if not os.access(CHROMIUM, os.X_OK):
-                raise FileNotFoundError(f"Chromium not found at {CHROMIUM} (apt install chromium)")
+            self.binary = find_chromium()
+            if self.binary is None:
+                raise FileNotFoundError(f"Chromium not found at {CHROMIUM_PATHS} "
+                                        "(apt install chromium-headless-shell)")
+            if not self.binary.endswith("headless-shell"):
+                log.warning("Chromium's headless shell is not installed: using %s, about 4x the "
+                            "CPU per browser job (apt install chromium-headless-shell)",
+                            self.binary)
             self._playwright = await async_playwright().start()
             for slot in self.slots:
                 slot.root.mkdir(parents=True, exist_ok=True)
-                write_wrapper(slot.wrapper, slot.identity, slot.pidfile)
+                write_wrapper(slot.wrapper, slot.identity, slot.pidfile, self.binary)
                 await self._launch(slot)
             self.version = self.slots[0].browser.version if self.slots else None
             self.error = None

@@ -40,7 +40,9 @@ def toolchain_versions() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for name, runtime in sorted(RUNTIMES.items()):
         out[name] = {b: _version(b) for b in binaries(runtime)}
-    out["chromium"] = {"/usr/lib/chromium/chromium": _version("/usr/lib/chromium/chromium")}
+    from smolscript_sandbox.executor import CHROMIUM_PATHS
+
+    out["chromium"] = {p: _version(p) for p in CHROMIUM_PATHS[:2] if os.path.exists(p)}
     out["bwrap"] = {"bwrap": _version("bwrap")}
     return out
 
