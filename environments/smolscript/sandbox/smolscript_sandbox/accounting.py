@@ -1,7 +1,7 @@
 """Exact CPU accounting per slot (cgroup v1 `cpuacct`), for the stage timings of job replies.
 
 Each program slot gets `<own cpuacct cgroup>/smolscript-<port>/slot<i>`; the launcher of
-`isolation.drop_argv` joins it (beside the slot's memory, pids and cpu cgroups) before it
+`isolation.launch_argv` joins it (beside the slot's memory, pids and cpu cgroups) before it
 drops privileges, so every process of a compile or test run, and everything they fork, is
 counted. `cpuacct.usage` is the kernel's own count of the CPU time of the group's tasks in
 nanoseconds (Linux's cgroup-v1 cpuacct controller: exact scheduler runtime, not sampled

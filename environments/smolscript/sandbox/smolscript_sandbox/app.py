@@ -38,6 +38,7 @@ from smolscript_sandbox.errors import JobRejected
 from smolscript_sandbox.guard import answer_key_probe
 from smolscript_sandbox.hostinfo import host_fingerprint, toolchain_versions
 from smolscript_sandbox.isolation import in_container, isolation_mode, probe
+from smolscript_sandbox.launcher import build as build_launcher
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import run_program_job
 from smolscript_sandbox.reaper import REAPER, use_pidfd_watcher
@@ -178,14 +179,16 @@ class Service:
 
 def prepare_private_state(config: ServiceConfig) -> Path:
     """Check (or create) the private state root and the service's folder in it, compile the
-    seccomp filter there and switch it on for every sandbox; returns the root.
+    seccomp filter and the launcher there and switch them on for every sandbox; returns the
+    root.
 
-    Raises SandboxInfraError for a foreign or loose state root, or without libseccomp.
+    Raises SandboxInfraError for a foreign or loose state root, without libseccomp or gcc.
     """
     root = secure_state_root(config.state_dir.parent)
     secure_dir(config.state_dir, 0o700)
     bpf = write_filter(config.state_dir / "seccomp.bpf")
-    isolation.configure(isolation.Hardening(seccomp_bpf=str(bpf)))
+    launcher = build_launcher(config.state_dir / "launcher")
+    isolation.configure(isolation.Hardening(seccomp_bpf=str(bpf), launcher=str(launcher)))
     return root
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from smolscript_sandbox.executor import CHROMIUM_PATHS, find_chromium
-from smolscript_sandbox.isolation import Identity, bwrap_argv, drop_argv
+from smolscript_sandbox.isolation import Identity, sandbox_argv
 from smolscript_sandbox.limits import GIB, MIB, Limits
 from smolscript_sandbox.reaper import kill_uid
 
@@ -54,16 +54,16 @@ def scenario_wall_s(timeout_s: float) -> float:
 
 
 def write_wrapper(path: Path, identity: Identity, pidfile: Path, binary: str) -> None:
-    """Write the executable that Playwright launches: uid drop, prlimit, bwrap, Chromium.
+    """Write the executable that Playwright launches: the launcher (cgroups, uid drop,
+    rlimits), bwrap, Chromium.
 
     The wrapper records its pid (bwrap's, after exec) so the supervisor can kill the browser;
     bwrap's --die-with-parent then takes every Chromium process with it.
     """
     # Chromium needs no job folder (it runs from /tmp) and no CPU-seconds limit.
-    inner = bwrap_argv([binary, "--no-sandbox"], None, BROWSER_LIMITS, writable_job=False)
-    inner = [part for part in inner if not part.startswith("--cpu=")]
-    drop = drop_argv(identity)
-    command = " ".join(shlex.quote(part) for part in [*drop, *inner])
+    argv = sandbox_argv(identity, [binary, "--no-sandbox"], None, BROWSER_LIMITS,
+                        cpu_rlimit=False, writable_job=False)
+    command = " ".join(shlex.quote(part) for part in argv)
     path.write_text(f'#!/bin/sh\necho $$ > {shlex.quote(str(pidfile))}\nexec {command} "$@"\n')
     os.chmod(path, 0o755)
 

@@ -3,7 +3,7 @@ job and every tmpfs page it writes (issue 18, items 1 and 2).
 
 Each program slot gets `<own cgroup>/smolscript-<port>/slot<i>` in the memory, pids and cpu
 hierarchies, created under the service's own cgroup (so inside a container, under the
-container's). The launcher of `isolation.drop_argv` writes itself into the slot's
+container's). The launcher (`isolation.launch_argv`) writes itself into the slot's
 `cgroup.procs` files before it drops privileges, so every process of a compile or test run
 starts inside them; tmpfs pages are charged to the memory cgroup of the process that wrote
 them. Where no writable cgroup v1 hierarchy exists (cgroup v2 only, a read-only /sys/fs/cgroup

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from smolscript_sandbox.errors import SandboxInfraError
-from smolscript_sandbox.isolation import Identity, bwrap_argv, drop_argv
+from smolscript_sandbox.isolation import Identity, sandbox_argv
 from smolscript_sandbox.limits import RUN_LIMITS
 
 # File and folder names of the smolscript dataset (data/smolscript: the task rows, the
@@ -60,9 +60,8 @@ def answer_key_probe(
         "/usr/bin/python3", "-I", "-S", "-c", _SEARCH,
         json.dumps(ANSWER_KEY_NAMES), json.dumps(PACKAGES),
     ]
-    cmd = drop_argv(identity) + bwrap_argv(
-        argv, job_dir, limits, writable_job=False, extra_ro_binds=extra_ro_binds
-    )
+    cmd = sandbox_argv(identity, argv, job_dir, limits, writable_job=False,
+                       extra_ro_binds=extra_ro_binds)
     try:
         done = subprocess.run(cmd, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

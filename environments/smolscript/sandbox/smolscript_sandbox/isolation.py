@@ -1,10 +1,10 @@
 """Bubblewrap command lines for one sandboxed process, and the start-up isolation check.
 
-Order of privilege drop (DESIGN.md): a small root launcher (`sh`) moves itself into the slot's
-cgroups and opens the files bwrap reads from descriptors (the seccomp filter), then `setpriv`
-switches to the slot's unprivileged uid (no groups, no capabilities), then `prlimit` lowers the
-rlimits, then `bwrap` builds the namespaces as that uid. bwrap is never run as root with a uid
-option (that would map the sandbox to real uid 0).
+Order of privilege drop (DESIGN.md): the launcher (`launcher.c`, compiled at start-up) runs
+as root, moves itself into the slot's cgroups and opens the files bwrap reads from
+descriptors (the seccomp filter), switches to the slot's unprivileged uid (no groups, no
+capabilities), lowers the rlimits and execs `bwrap`, which builds the namespaces as that uid.
+bwrap is never run as root with a uid option (that would map the sandbox to real uid 0).
 
 What a job sees (issue 18): a read-only root with /usr (less /usr/local), the toolchain trees
 under /opt that a runtime needs (`TOOLCHAIN_TREES`, not all of /opt), a few named files of /etc
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smolscript_sandbox.errors import SandboxInfraError
+from smolscript_sandbox.launcher import default_launcher
 from smolscript_sandbox.limits import Limits
 
 JOB_MOUNT = "/job"
@@ -40,23 +41,6 @@ TOP_LEVEL_LINKS = ("/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
 # Arguments of this form are opened by the launcher (as root) and replaced by the descriptor
 # number; runtime commands never start with it.
 OPEN_MARK = "@open:"
-# The launcher: join each cgroup given before `--`, open every OPEN_MARK file on a free
-# descriptor (3-9: dash redirects single digits), then exec the rest.
-_LAUNCHER = r"""
-while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift
-for a do
-  shift
-  case $a in
-    @open:/*)
-      n=3; while [ -e /proc/self/fd/$n ]; do n=$((n+1)); done
-      [ $n -le 9 ] || exit 125
-      eval "exec $n<\"\${a#@open:}\"" || exit 125
-      a=$n ;;
-  esac
-  set -- "$@" "$a"
-done
-exec "$@"
-"""
 
 
 @dataclass(frozen=True)
@@ -72,9 +56,11 @@ class Identity:
 @dataclass(frozen=True)
 class Hardening:
     """Service-wide sandbox options set once at start-up (`configure`): the compiled seccomp
-    filter every sandbox loads (None: none, as before start-up)."""
+    filter every sandbox loads (None: none, as before start-up) and the launcher binary
+    (None: `launcher.default_launcher()`, built on first use)."""
 
     seccomp_bpf: str | None = None
+    launcher: str | None = None
 
 
 _HARDENING = [Hardening()]
@@ -90,26 +76,41 @@ def hardening() -> Hardening:
     return _HARDENING[0]
 
 
-def drop_argv(identity: Identity) -> list[str]:
-    """Command prefix: the root launcher (cgroups, descriptors), then setpriv to the
-    identity's uid/gid with no supplementary groups (util-linux) unless it keeps the service's.
+def launch_argv(identity: Identity, limits: Limits, *, cpu_rlimit: bool = True) -> list[str]:
+    """Command prefix: the launcher with the identity's cgroups, its uid/gid (unless it keeps
+    the service's) and `limits` as rlimits (CPU seconds unless `cpu_rlimit` is False), then
+    `--`. The rest of the command line (`bwrap_argv`) runs as that uid under those limits.
 
-    setpriv in the command line rather than subprocess's user=/group= keeps the spawn cheap:
-    CPython can only vfork when it does not change ids itself (measured here: 0.26 ms instead
-    of 4.6 ms of service CPU per process).
+    A command line rather than subprocess's user=/group= keeps the spawn cheap: CPython can
+    only vfork when it does not change ids itself (measured here: 0.26 ms instead of 4.6 ms
+    of service CPU per process).
     """
-    launcher = ["/bin/sh", "-c", _LAUNCHER, "launch", *identity.cgroup_procs, "--"]
-    if identity.uid is None:
-        return launcher
-    return [
-        *launcher,
-        "setpriv",
-        f"--reuid={identity.uid}",
-        f"--regid={identity.gid}",
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--",
-    ]
+    launcher = hardening().launcher or str(default_launcher())
+    argv = [launcher]
+    for procs in identity.cgroup_procs:
+        argv += ["--cgroup", procs]
+    if identity.uid is not None:
+        argv += ["--uid", str(identity.uid), "--gid", str(identity.gid)]
+    rlimits = {
+        "cpu": f"{limits.rlimit_cpu_s}:{limits.rlimit_cpu_s + 1}",
+        "as": f"{limits.address_space}:{limits.address_space}",
+        "fsize": f"{limits.fsize}:{limits.fsize}",
+        "nofile": f"{limits.nofile}:{limits.nofile}",
+        "core": "0:0",
+    }
+    if not cpu_rlimit:
+        del rlimits["cpu"]
+    # RLIMIT_NPROC counts the tasks of a real uid in each user namespace up the chain, the
+    # outermost limit being the one in force when the namespace was made. With one uid per slot
+    # (bwrap+uid) it is set here, before bwrap. In a container every slot, the service and
+    # Chromium share one uid: set here it would count all of them, so `bwrap_argv` sets it
+    # inside the sandbox instead, where it counts only this job's user namespace (the
+    # container's pids limit bounds the whole).
+    if not shared_uid():
+        rlimits["nproc"] = f"{limits.nproc}:{limits.nproc}"
+    for name, value in rlimits.items():
+        argv += ["--rlimit", f"{name}={value}"]
+    return [*argv, "--"]
 
 
 def _root_layout() -> list[str]:
@@ -146,33 +147,16 @@ def bwrap_argv(
     extra_env: dict[str, str] | None = None,
     extra_ro_binds: dict[str, str] | None = None,
 ) -> list[str]:
-    """The command line after the uid drop: prlimit, then bwrap, then `argv` in the sandbox.
+    """The command line after the launcher (`launch_argv`): bwrap, then `argv` in the sandbox.
 
     `job_dir` is bound at /job (read-write for compiling, read-only for test runs so that
     one test cannot leave state for the next); None binds nothing there (the browsers).
     `status_fd`, when given, receives bwrap's JSON status lines (child-pid first, exit-code
     last); a missing child-pid means setup failed. `extra_ro_binds` (host path -> sandbox
-    path) is for the start-up probes only. Needs the launcher of `drop_argv` in front (it
-    opens the seccomp filter).
+    path) is for the start-up probes only. Needs `launch_argv` in front (it opens the seccomp
+    filter and sets the rlimits; with a shared uid the process limit is set inside, here).
     """
-    # RLIMIT_NPROC counts the tasks of a real uid in each user namespace up the chain, the
-    # outermost limit being the one in force when the namespace was made. With one uid per slot
-    # (bwrap+uid) it is set before bwrap. In a container every slot, the service and Chromium
-    # share one uid: set before bwrap it would count all of them, so it is set inside the
-    # sandbox instead, where it counts only this job's user namespace (the container's pids
-    # limit bounds the whole).
-    nproc_inside = shared_uid()
-    prlimit = [
-        "prlimit",
-        f"--cpu={limits.rlimit_cpu_s}:{limits.rlimit_cpu_s + 1}",
-        f"--as={limits.address_space}",
-        *([] if nproc_inside else [f"--nproc={limits.nproc}"]),
-        f"--fsize={limits.fsize}",
-        f"--nofile={limits.nofile}",
-        "--core=0",
-        "--",
-    ]
-    if nproc_inside:
+    if shared_uid():
         argv = ["/usr/bin/prlimit", f"--nproc={limits.nproc}", "--", *argv]
     bwrap = [
         "bwrap",
@@ -230,7 +214,15 @@ def bwrap_argv(
     seccomp = hardening().seccomp_bpf
     if seccomp is not None:
         bwrap += ["--add-seccomp-fd", OPEN_MARK + seccomp]
-    return [*prlimit, *bwrap, "--", *argv]
+    return [*bwrap, "--", *argv]
+
+
+def sandbox_argv(identity: Identity, argv: list[str], job_dir: Path | None, limits: Limits,
+                 *, cpu_rlimit: bool = True, **bwrap_options) -> list[str]:
+    """The whole command line of one sandboxed process: `launch_argv` then `bwrap_argv`
+    (`bwrap_options`: its keyword options)."""
+    return launch_argv(identity, limits, cpu_rlimit=cpu_rlimit) + bwrap_argv(
+        argv, job_dir, limits, **bwrap_options)
 
 
 def in_container() -> bool:
@@ -273,7 +265,7 @@ def isolation_mode() -> str:
 def probe(identity: Identity, job_dir: Path, limits: Limits) -> None:
     """Run `true` in a real sandbox as `identity` (cgroups, seccomp filter and all); raise
     SandboxInfraError if it fails."""
-    argv = drop_argv(identity) + bwrap_argv(["/usr/bin/true"], job_dir, limits, writable_job=False)
+    argv = sandbox_argv(identity, ["/usr/bin/true"], job_dir, limits, writable_job=False)
     try:
         done = subprocess.run(
             argv,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smolscript_sandbox.cpuwait import sample, tree_pids
-from smolscript_sandbox.isolation import Identity, bwrap_argv, drop_argv
+from smolscript_sandbox.isolation import Identity, sandbox_argv
 from smolscript_sandbox.limits import Limits
 from smolscript_sandbox.reaper import REAPER
 
@@ -164,9 +164,8 @@ async def run_sandboxed(
     Raises OSError only when the process cannot be spawned at all (an infrastructure fault).
     """
     status_r, status_w = os.pipe()
-    cmd = drop_argv(identity) + bwrap_argv(
-        argv, job_dir, limits, writable_job=writable_job, status_fd=status_w, extra_env=extra_env
-    )
+    cmd = sandbox_argv(identity, argv, job_dir, limits, writable_job=writable_job,
+                       status_fd=status_w, extra_env=extra_env)
     start = time.monotonic()
     try:
         with REAPER.spawning():

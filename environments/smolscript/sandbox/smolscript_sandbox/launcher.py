@@ -1,0 +1,78 @@
+"""Build the sandbox launcher (`launcher.c`) with the host's gcc, once per source version.
+
+The launcher is the privileged first step of every sandboxed process: it joins the slot's
+cgroups, opens the descriptors bwrap reads, drops to the slot's uid and lowers the rlimits, in
+one exec (the `sh` + `setpriv` + `prlimit` chain it replaced cost about 3 ms of CPU per
+sandbox; see the sandbox README). It is compiled with plain `-O2` (never `-march=native`: the
+service may move to another CPU) into a folder the service owns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from smolscript_sandbox.errors import SandboxInfraError
+
+GCC_FLAGS = ("-O2", "-Wall", "-Wextra", "-Werror")
+BUILD_TIMEOUT_S = 60
+
+
+def source() -> str:
+    """The launcher's C source (package data)."""
+    return resources.files(__package__).joinpath("launcher.c").read_text(encoding="utf-8")
+
+
+def build(directory: Path) -> Path:
+    """Compile the launcher into `directory` (created 0700) unless this source's binary is
+    already there; returns its path (`launcher-<sha256 prefix of the source and flags>`).
+
+    Raises SandboxInfraError without gcc or when the compile fails.
+    """
+    text = source()
+    digest = hashlib.sha256("\0".join([text, *GCC_FLAGS]).encode()).hexdigest()[:16]
+    target = directory / f"launcher-{digest}"
+    if os.access(target, os.X_OK):
+        return target
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        raise SandboxInfraError("gcc not found: the sandbox launcher is compiled at start-up "
+                                "(environments/smolscript/sandbox/setup_host.sh installs it)")
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    partial = directory / f".launcher-{digest}-{os.getpid()}"
+    try:
+        done = subprocess.run([gcc, *GCC_FLAGS, "-x", "c", "-o", str(partial), "-"],
+                              input=text.encode(), capture_output=True,
+                              timeout=BUILD_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxInfraError(f"sandbox launcher build failed: {exc}") from exc
+    if done.returncode != 0:
+        partial.unlink(missing_ok=True)
+        detail = done.stderr.decode("utf-8", "replace").strip()[-2000:]
+        raise SandboxInfraError(f"sandbox launcher does not compile: {detail}")
+    os.chmod(partial, 0o755)
+    try:  # a folder mounted noexec would fail every sandbox later: fail here, by name
+        ran = subprocess.run([str(partial), "--", "true"], capture_output=True, timeout=10,
+                             check=False)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise SandboxInfraError(f"the sandbox launcher cannot run from {directory} "
+                                f"(mounted noexec?): {exc}") from exc
+    if ran.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise SandboxInfraError(f"the sandbox launcher fails: {ran.stderr.decode()[-500:]}")
+    os.replace(partial, target)
+    return target
+
+
+@cache
+def default_launcher() -> Path:
+    """A launcher built into a private temporary folder of this process (for sandboxes run
+    before, or without, the service's start-up: the start-up probes in tests, the tools)."""
+    return build(Path(tempfile.mkdtemp(prefix="smolscript-launcher-")))

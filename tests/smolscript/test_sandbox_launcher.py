@@ -1,0 +1,72 @@
+"""The sandbox launcher (`launcher.c`), compiled with the host's gcc and run for real as root:
+the uid drop, the capability sets, the rlimits, the descriptors it opens and its refusals."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from smolscript_sandbox.launcher import build
+
+pytestmark = pytest.mark.integration
+
+NOBODY = 65534
+
+
+@pytest.fixture(scope="module")
+def launcher(tmp_path_factory):
+    if os.geteuid() != 0:
+        pytest.skip("the launcher drops privileges: run as root (as CI and the service do)")
+    return str(build(tmp_path_factory.mktemp("launcher")))
+
+
+def run(launcher: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([launcher, *args], capture_output=True, text=True, timeout=30)
+
+
+def test_build_is_cached_by_source(tmp_path):
+    first = build(tmp_path / "state")
+    assert os.access(first, os.X_OK) and first.name.startswith("launcher-")
+    assert (tmp_path / "state").stat().st_mode & 0o777 == 0o700
+    mtime = first.stat().st_mtime_ns
+    assert build(tmp_path / "state") == first and first.stat().st_mtime_ns == mtime
+
+
+def test_drops_uid_groups_and_capabilities_then_lowers_rlimits(launcher):
+    script = "id -u; id -g; id -G; ulimit -n; ulimit -t; ulimit -c; grep ^Cap /proc/self/status"
+    done = run(launcher, "--uid", str(NOBODY), "--gid", str(NOBODY),
+               "--rlimit", "nofile=32:32", "--rlimit", "cpu=3:4", "--rlimit", "core=0:0",
+               "--", "/bin/sh", "-c", script)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("\n")
+    assert lines[:6] == [str(NOBODY), str(NOBODY), str(NOBODY), "32", "3", "0"]
+    caps = dict(line.split(":\t") for line in lines[6:] if line)
+    for name in ("CapInh", "CapPrm", "CapEff", "CapAmb"):  # bwrap's --cap-drop does CapBnd
+        assert caps[name] == "0000000000000000", (name, caps)
+
+
+def test_opens_marked_files_as_root_for_the_dropped_process(launcher, tmp_path):
+    secret = tmp_path / "root-only"
+    secret.write_text("read through the descriptor\n")
+    secret.chmod(0o600)
+    script = 'cat "$0" 2>/dev/null && echo by-path; cat <&"$1"'
+    done = run(launcher, "--uid", str(NOBODY), "--gid", str(NOBODY), "--",
+               "/bin/sh", "-c", script, str(secret), f"@open:{secret}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "read through the descriptor\n"  # not readable by its path
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--rlimit", "stack=1:1", "--", "true"], "unknown rlimit"),
+    (["--rlimit", "cpu=x:1", "--", "true"], "bad rlimit"),
+    (["--cgroup", "/nonexistent/cgroup.procs", "--", "true"], "cannot join cgroup"),
+    (["--uid", "65534", "--", "true"], "usage"),
+    (["--", "/bin/does-not-exist"], "cannot exec"),
+    (["--", "/bin/true", "@open:/nonexistent"], "cannot open"),
+    (["--bogus", "1", "--", "true"], "unknown option"),
+])
+def test_refuses_with_exit_125_before_the_command_runs(launcher, args, message):
+    done = run(launcher, *args)
+    assert done.returncode == 125 and message in done.stderr
