@@ -61,15 +61,17 @@ class Recorder:
         return run
 
 
-def stage_table(rec: Recorder, health0: dict, health1: dict, host_cpu: float) -> None:
-    """Print CPU seconds by stage, in total and per test executed."""
+def stage_table(rec: Recorder, health0: dict, health1: dict,
+                host_cpu: float) -> dict[str, float] | None:
+    """Print CPU seconds by stage, in total and per test executed; returns {stage: CPU s}
+    (None where the service reports no cpuacct figures)."""
     start_cpu = health1.get("sandbox_start_cpu_s")
     stages = [r.stages for r in rec.program if r.stages is not None]
     tests = sum(len(r.tests) for r in rec.program) + rec.browser_tests
     if start_cpu is None or any(s.run_cpu_s is None and s.compile_cpu_s is None
                                 for s in stages):
         print("the service reports no cpuacct figures here: no per-stage CPU table")
-        return
+        return None
     compiles = sum(s.compile_cpu_s is not None and s.compile_s > 0 for s in stages)
     sandboxes = sum(s.sandboxes for s in stages)
     runs = sandboxes - compiles
@@ -97,3 +99,4 @@ def stage_table(rec: Recorder, health0: dict, health1: dict, host_cpu: float) ->
         print(f"| {name} | {cpu:.1f} | {cpu / max(tests, 1) * 1000:.1f} | {what} |")
     total = sum(cpu for _, cpu, _ in rows)
     print(f"| total | {total:.1f} | {total / max(tests, 1) * 1000:.1f} | |")
+    return {name: cpu for name, cpu, _ in rows}
