@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from smolscript_sandbox.launcher import build
+from smolscript_sandbox.launcher import build, source
 
 pytestmark = pytest.mark.integration
 
@@ -24,6 +24,13 @@ def launcher(tmp_path_factory):
 
 def run(launcher: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([launcher, *args], capture_output=True, text=True, timeout=30)
+
+
+def test_source_compiles_without_warnings(tmp_path):
+    done = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-x", "c", "-o",
+                           str(tmp_path / "launcher"), "-"], input=source().encode(),
+                          capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr.decode()
 
 
 def test_build_is_cached_by_source(tmp_path):
@@ -58,6 +65,16 @@ def test_opens_marked_files_as_root_for_the_dropped_process(launcher, tmp_path):
     assert done.stdout == "read through the descriptor\n"  # not readable by its path
 
 
+def test_never_opens_words_of_the_jobs_command_line(launcher, tmp_path):
+    secret = tmp_path / "root-only"
+    secret.write_text("secret\n")
+    secret.chmod(0o600)
+    # After the command's own `--` (bwrap's: the job's argv) and relative paths: left as text.
+    done = run(launcher, "--", "/bin/echo", "@open:relative", "--", f"@open:{secret}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"@open:relative -- @open:{secret}\n"
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--rlimit", "stack=1:1", "--", "true"], "unknown rlimit"),
     (["--rlimit", "cpu=x:1", "--", "true"], "bad rlimit"),
@@ -65,7 +82,14 @@ def test_opens_marked_files_as_root_for_the_dropped_process(launcher, tmp_path):
     (["--uid", "65534", "--", "true"], "usage"),
     (["--", "/bin/does-not-exist"], "cannot exec"),
     (["--", "/bin/true", "@open:/nonexistent"], "cannot open"),
-    (["--bogus", "1", "--", "true"], "unknown option"),
+    (["--bogus", "1", "--", "true"], "unknown or repeated option"),
+    (["--uid", "-1", "--gid", "-1", "--", "true"], "bad uid"),
+    (["--uid", "0", "--gid", "0", "--", "true"], "bad uid"),
+    (["--uid", "65534", "--gid", "4294967295", "--", "true"], "bad gid"),
+    (["--uid", "65534", "--uid", "65533", "--gid", "65534", "--", "true"], "repeated option"),
+    (["--uid", "65534:1", "--gid", "65534", "--", "true"], "bad uid"),
+    (["--rlimit", "cpu=5:6:7", "--", "true"], "bad rlimit"),
+    (["--cgroup", "--", "true"], "missing value"),
 ])
 def test_refuses_with_exit_125_before_the_command_runs(launcher, args, message):
     done = run(launcher, *args)

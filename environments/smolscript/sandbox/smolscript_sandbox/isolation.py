@@ -38,8 +38,9 @@ TOOLCHAIN_TREES = ("/opt/rust",)
 ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "mono", "fonts",
                "localtime")
 TOP_LEVEL_LINKS = ("/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
-# Arguments of this form are opened by the launcher (as root) and replaced by the descriptor
-# number; runtime commands never start with it.
+# bwrap options of this form (an absolute path after the mark, before bwrap's own `--`) are
+# opened by the launcher (as root) and replaced by the descriptor number; the job's command
+# line never is.
 OPEN_MARK = "@open:"
 
 

@@ -4,12 +4,14 @@
  * Usage: launcher [--cgroup FILE]... [--rlimit NAME=SOFT:HARD]... [--uid UID --gid GID] -- ARGV...
  *
  * In this order: as the service's user (root in bwrap+uid mode) write its own pid into each
- * cgroup.procs FILE and open every ARGV word of the form @open:PATH read-only on a free
- * descriptor, replacing the word by the descriptor's number; with --uid, clear the
+ * cgroup.procs FILE and open every word of the form @open:/ABSOLUTE/PATH among ARGV's options
+ * (the words before ARGV's own `--`, i.e. bwrap's options, never the job's command line)
+ * read-only on a free descriptor, replacing the word by the descriptor's number; with --uid
+ * (a uid and gid from 1 to 4294967294, both required), clear the
  * supplementary groups and the inheritable and ambient capabilities and switch real,
  * effective and saved gid and uid; then, as that uid, lower each rlimit (NAME: cpu, as, nproc,
- * fsize, nofile, core); finally exec ARGV (searched on PATH). Any failure exits 125 before
- * ARGV runs.
+ * fsize, nofile, core; SOFT and HARD are decimal numbers); finally exec ARGV (searched on
+ * PATH). A malformed, repeated or missing option and any failure exit 125 before ARGV runs.
  *
  * One exec instead of the `sh` + `setpriv` + `prlimit` chain it replaces (same end state:
  * util-linux's `setpriv --reuid --regid --clear-groups --inh-caps=-all` and `prlimit`).
@@ -35,11 +37,22 @@ static void die(const char *what, const char *arg) {
     exit(FAIL);
 }
 
-static unsigned long long number(const char *text, const char *what) {
+/* A decimal number made of digits only (no sign, no space), ending at `stop` or at the end. */
+static unsigned long long number(const char *text, char stop, const char *what) {
     char *end = NULL;
     errno = 0;
     unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0 || end == text || (*end != '\0' && *end != ':')) {
+    if (errno != 0 || text[0] < '0' || text[0] > '9' || (*end != '\0' && *end != stop)) {
+        errno = EINVAL;
+        die(what, text);
+    }
+    return value;
+}
+
+/* A uid or gid to switch to: never 0 (root) and never -1 (setres*id's "unchanged"). */
+static unsigned long long id_number(const char *text, const char *what) {
+    unsigned long long value = number(text, '\0', what);
+    if (value == 0 || value >= 0xffffffffULL) {
         errno = EINVAL;
         die(what, text);
     }
@@ -75,7 +88,8 @@ static void set_rlimit(const char *spec) {
         errno = EINVAL;
         die("bad rlimit", spec);
     }
-    struct rlimit limit = {number(eq + 1, "bad rlimit"), number(colon + 1, "bad rlimit")};
+    struct rlimit limit = {number(eq + 1, ':', "bad rlimit"),
+                           number(colon + 1, '\0', "bad rlimit")};
     if (setrlimit(resource(spec, (size_t)(eq - spec)), &limit) != 0) {
         die("cannot set rlimit", spec);
     }
@@ -94,9 +108,11 @@ static void drop_to(uid_t uid, gid_t gid) {
     }
     if (setresuid(uid, uid, uid) != 0) die("cannot set uid", NULL);
     uid_t r, e, s;
-    if (getresuid(&r, &e, &s) != 0 || r != uid || e != uid || s != uid) {
+    gid_t rg, eg, sg;
+    if (getresuid(&r, &e, &s) != 0 || r != uid || e != uid || s != uid ||
+        getresgid(&rg, &eg, &sg) != 0 || rg != gid || eg != gid || sg != gid) {
         errno = EPERM;
-        die("uid did not change", NULL);
+        die("uid or gid did not change", NULL);
     }
 }
 
@@ -113,7 +129,7 @@ int main(int argc, char **argv) {
     long long uid = -1, gid = -1;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
-        if (i + 1 >= argc) {
+        if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0) {
             errno = EINVAL;
             die("missing value for", argv[i]);
         }
@@ -121,13 +137,13 @@ int main(int argc, char **argv) {
             join_cgroup(argv[i + 1]);
         } else if (strcmp(argv[i], "--rlimit") == 0) {
             continue;  /* set after the uid drop, as setpriv + prlimit did */
-        } else if (strcmp(argv[i], "--uid") == 0) {
-            uid = (long long)number(argv[i + 1], "bad uid");
-        } else if (strcmp(argv[i], "--gid") == 0) {
-            gid = (long long)number(argv[i + 1], "bad gid");
+        } else if (strcmp(argv[i], "--uid") == 0 && uid < 0) {
+            uid = (long long)id_number(argv[i + 1], "bad uid");
+        } else if (strcmp(argv[i], "--gid") == 0 && gid < 0) {
+            gid = (long long)id_number(argv[i + 1], "bad gid");
         } else {
             errno = EINVAL;
-            die("unknown option", argv[i]);
+            die("unknown or repeated option", argv[i]);
         }
     }
     if (i + 1 >= argc || (uid < 0) != (gid < 0)) {
@@ -135,8 +151,8 @@ int main(int argc, char **argv) {
         die("usage: launcher [--cgroup F] [--rlimit N=S:H] [--uid U --gid G] -- ARGV", NULL);
     }
     char **command = argv + i + 1;
-    for (char **word = command; *word != NULL; word++) {
-        if (strncmp(*word, "@open:", strlen("@open:")) == 0) *word = open_marked(*word);
+    for (char **word = command + 1; *word != NULL && strcmp(*word, "--") != 0; word++) {
+        if (strncmp(*word, "@open:/", strlen("@open:/")) == 0) *word = open_marked(*word);
     }
     if (uid >= 0) drop_to((uid_t)uid, (gid_t)gid);
     for (int j = 1; j < i; j += 2) {

@@ -9,6 +9,7 @@ service may move to another CPU) into a folder the service owns.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
@@ -20,7 +21,9 @@ from pathlib import Path
 
 from smolscript_sandbox.errors import SandboxInfraError
 
-GCC_FLAGS = ("-O2", "-Wall", "-Wextra", "-Werror")
+# No -Werror here: a warning of a newer gcc must not stop the service (the tests build the
+# source with -Werror).
+GCC_FLAGS = ("-O2", "-Wall", "-Wextra")
 BUILD_TIMEOUT_S = 60
 
 
@@ -31,21 +34,27 @@ def source() -> str:
 
 def build(directory: Path) -> Path:
     """Compile the launcher into `directory` (created 0700) unless this source's binary is
-    already there; returns its path (`launcher-<sha256 prefix of the source and flags>`).
+    already there; returns its path (`launcher-<sha256 prefix of the source, the flags and
+    gcc's version>`). The binary runs once (`-- true`) before it is used.
 
-    Raises SandboxInfraError without gcc or when the compile fails.
+    Raises SandboxInfraError without gcc, when the compile fails or when the binary cannot
+    run from `directory` (a noexec mount).
     """
-    text = source()
-    digest = hashlib.sha256("\0".join([text, *GCC_FLAGS]).encode()).hexdigest()[:16]
-    target = directory / f"launcher-{digest}"
-    if os.access(target, os.X_OK):
-        return target
     gcc = shutil.which("gcc")
     if gcc is None:
         raise SandboxInfraError("gcc not found: the sandbox launcher is compiled at start-up "
                                 "(environments/smolscript/sandbox/setup_host.sh installs it)")
+    text = source()
+    version = subprocess.run([gcc, "-dumpfullversion"], capture_output=True, text=True,
+                             check=False).stdout.strip()
+    key = "\0".join([text, *GCC_FLAGS, version])
+    target = directory / f"launcher-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+    if os.access(target, os.X_OK):
+        return target
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    partial = directory / f".launcher-{digest}-{os.getpid()}"
+    handle, name = tempfile.mkstemp(prefix=".launcher-", dir=directory)
+    os.close(handle)
+    partial = Path(name)
     try:
         done = subprocess.run([gcc, *GCC_FLAGS, "-x", "c", "-o", str(partial), "-"],
                               input=text.encode(), capture_output=True,
@@ -73,6 +82,8 @@ def build(directory: Path) -> Path:
 
 @cache
 def default_launcher() -> Path:
-    """A launcher built into a private temporary folder of this process (for sandboxes run
-    before, or without, the service's start-up: the start-up probes in tests, the tools)."""
-    return build(Path(tempfile.mkdtemp(prefix="smolscript-launcher-")))
+    """A launcher built into a private temporary folder of this process, removed at exit (for
+    sandboxes run before, or without, the service's start-up: tests, the tools)."""
+    folder = Path(tempfile.mkdtemp(prefix="smolscript-launcher-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return build(folder)
