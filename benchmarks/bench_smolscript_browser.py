@@ -5,7 +5,8 @@ negative control: 148 jobs) through the service's own probe executor
 (`smolscript_sandbox.executor.run_browser_job`: a fresh context and page per job) on one warm
 browser per binary, outside bubblewrap so that only the browser differs. Prints, per binary,
 CPU-seconds and wall seconds per job and the executor's own step timings, then whether the
-observations of every job are identical between the binaries (exit 1 if not).
+observations of every job are identical between the binaries. Exits 1 if they differ or if
+any job of any binary ended in an infrastructure error.
 
 CPU is the whole machine's (/proc/stat, busy time), so run it on an otherwise idle machine;
 the load average is printed beside each figure.
@@ -23,7 +24,6 @@ import os
 import time
 from pathlib import Path
 
-DEFAULT_BINARIES = ("/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium")
 
 
 def busy_cpu_s() -> float:
@@ -83,17 +83,22 @@ def main() -> None:
                         help="a Chromium executable (repeatable); default: the headless shell "
                         "and the full browser, those installed")
     args = parser.parse_args()
-    binaries = [b for b in (args.binary or DEFAULT_BINARIES) if os.access(b, os.X_OK)]
+    from smolscript_sandbox.executor import CHROMIUM_PATHS
+
+    candidates = args.binary or CHROMIUM_PATHS[:2]  # the headless shell and the full browser
+    binaries = [b for b in candidates if os.access(b, os.X_OK)]
     if not binaries:
-        raise SystemExit(f"no Chromium found among {args.binary or DEFAULT_BINARIES}")
+        raise SystemExit(f"no Chromium found among {candidates}")
     jobs = browser_jobs(args.data)
     print(f"{len(jobs)} browser jobs (reference + negative control of each browser task), "
           f"one warm browser per binary, run one after another; cores={os.cpu_count()}")
     print("| binary | CPU s per job | wall s per job | setup s | probes s | statuses | load |")
     print("|---|---|---|---|---|---|---|")
-    observed = {}
+    observed, broken = {}, []
     for binary in binaries:
         figures, observed[binary] = asyncio.run(measure(binary, jobs))
+        if "infra_error" in figures["statuses"]:
+            broken.append(binary)
         steps = figures["steps"]
         print(f"| {binary} | {figures['cpu_per_job']:.3f} | {figures['wall_per_job']:.3f} "
               f"| {steps.get('setup_s', 0):.3f} | {steps.get('probes_s', 0):.3f} "
@@ -103,7 +108,10 @@ def main() -> None:
     if len(binaries) > 1:
         same = "identical" if not differ else f"DIFFERENT for {', '.join(differ)}"
         print(f"observations of all {len(jobs)} jobs: {same} (against {first})")
-    if differ:
+    if broken:
+        print(f"FAILED: browser infrastructure errors with {', '.join(broken)}: no figure "
+              "above is a measurement of working browser jobs")
+    if differ or broken:
         raise SystemExit(1)
 
 

@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+from smolscript_sandbox import launcher as launcher_module
+from smolscript_sandbox.errors import SandboxInfraError
 from smolscript_sandbox.launcher import build, source
 
 pytestmark = pytest.mark.integration
@@ -39,6 +41,13 @@ def test_build_is_cached_by_source(tmp_path):
     assert (tmp_path / "state").stat().st_mode & 0o777 == 0o700
     mtime = first.stat().st_mtime_ns
     assert build(tmp_path / "state") == first and first.stat().st_mtime_ns == mtime
+
+
+def test_a_failed_build_is_a_clear_error_and_leaves_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(launcher_module, "source", lambda: "int main( {")
+    with pytest.raises(SandboxInfraError, match="does not compile"):
+        build(tmp_path / "state")
+    assert list((tmp_path / "state").iterdir()) == []
 
 
 def test_drops_uid_groups_and_capabilities_then_lowers_rlimits(launcher):

@@ -40,9 +40,10 @@ def toolchain_versions() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for name, runtime in sorted(RUNTIMES.items()):
         out[name] = {b: _version(b) for b in binaries(runtime)}
-    from smolscript_sandbox.executor import CHROMIUM_PATHS
+    from smolscript_sandbox.executor import find_chromium
 
-    out["chromium"] = {p: _version(p) for p in CHROMIUM_PATHS[:2] if os.path.exists(p)}
+    browser = find_chromium()  # the binary the browser slots run
+    out["chromium"] = {browser: _version(browser)} if browser else {}
     out["bwrap"] = {"bwrap": _version("bwrap")}
     return out
 

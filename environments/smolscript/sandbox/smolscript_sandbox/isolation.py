@@ -84,7 +84,8 @@ def launch_argv(identity: Identity, limits: Limits, *, cpu_rlimit: bool = True) 
 
     A command line rather than subprocess's user=/group= keeps the spawn cheap: CPython can
     only vfork when it does not change ids itself (measured here: 0.26 ms instead of 4.6 ms
-    of service CPU per process).
+    of service CPU per process). Raises SandboxInfraError when no launcher was configured
+    and none can be built (`launcher.build`: no gcc, a failed compile).
     """
     launcher = hardening().launcher or str(default_launcher())
     argv = [launcher]

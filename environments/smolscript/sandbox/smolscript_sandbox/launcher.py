@@ -56,28 +56,34 @@ def build(directory: Path) -> Path:
     os.close(handle)
     partial = Path(name)
     try:
-        done = subprocess.run([gcc, *GCC_FLAGS, "-x", "c", "-o", str(partial), "-"],
+        _compile_and_try(gcc, text, partial, directory)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)  # gone already when it became the target
+    return target
+
+
+def _compile_and_try(gcc: str, text: str, binary: Path, directory: Path) -> None:
+    """Compile `text` into `binary`, then run it once (`-- true`); raises SandboxInfraError."""
+    try:
+        done = subprocess.run([gcc, *GCC_FLAGS, "-x", "c", "-o", str(binary), "-"],
                               input=text.encode(), capture_output=True,
                               timeout=BUILD_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxInfraError(f"sandbox launcher build failed: {exc}") from exc
     if done.returncode != 0:
-        partial.unlink(missing_ok=True)
         detail = done.stderr.decode("utf-8", "replace").strip()[-2000:]
         raise SandboxInfraError(f"sandbox launcher does not compile: {detail}")
-    os.chmod(partial, 0o755)
+    os.chmod(binary, 0o755)
     try:  # a folder mounted noexec would fail every sandbox later: fail here, by name
-        ran = subprocess.run([str(partial), "--", "true"], capture_output=True, timeout=10,
+        ran = subprocess.run([str(binary), "--", "true"], capture_output=True, timeout=10,
                              check=False)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
+    except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxInfraError(f"the sandbox launcher cannot run from {directory} "
                                 f"(mounted noexec?): {exc}") from exc
     if ran.returncode != 0:
-        partial.unlink(missing_ok=True)
-        raise SandboxInfraError(f"the sandbox launcher fails: {ran.stderr.decode()[-500:]}")
-    os.replace(partial, target)
-    return target
+        detail = ran.stderr.decode("utf-8", "replace").strip()[-500:]
+        raise SandboxInfraError(f"the sandbox launcher fails: {detail}")
 
 
 @cache
