@@ -1,4 +1,5 @@
-"""Exact CPU accounting per slot (cgroup v1 `cpuacct`), for the stage timings of job replies.
+"""Exact CPU accounting per slot (cgroup v1 `cpuacct`): the CPU limit of each run (the total
+of all its processes, `process.watch`) and the stage timings of job replies.
 
 Each program slot gets `<own cpuacct cgroup>/smolscript-<port>/slot<i>`; the launcher of
 `isolation.launch_argv` joins it (beside the slot's memory, pids and cpu cgroups) before it

@@ -7,6 +7,9 @@ exact, where RLIMIT_CPU is checked against tick-sampled time that under load run
 SIGXCPU at 2.65 s of real CPU for a 3 s limit, load 13 on 2 cores). `process.py` judges "too
 slow" by the exact CPU time and extends the wall deadline by the run-queue wait, so that the
 wall limit measures only time spent neither running nor waiting to run (sleeping, blocked).
+Ended threads and reaped children count too (`/proc/<pid>/stat`, below), so that work split
+over short-lived processes or threads is not missed; the job's exact total, where the host has
+it, is the slot's cpuacct meter (`accounting.py`), which `process.py` reads beside this.
 Reading is best effort: a process that ended, or a kernel without schedstat, reads as 0 (the
 RLIMIT_CPU backstop and the plain wall limit then apply).
 """
@@ -46,14 +49,38 @@ def tree_pids(root: int) -> list[int]:
     return found
 
 
-def sample(pids: list[int]) -> tuple[float, float]:
-    """(CPU seconds, longest run-queue wait in seconds) of the live threads of `pids`.
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
 
-    The CPU time is the sum over threads (a thread that already ended is not counted); the
-    wait is the longest of any one thread (a single-threaded program: exactly its own).
+
+def _stat_cpu(pid: int) -> tuple[float, float]:
+    """(own, reaped children's) CPU seconds of process `pid` from `/proc/<pid>/stat`.
+
+    `utime + stime` (fields 14-15) cover every thread the process ever had, ended ones
+    included; `cutime + cstime` (16-17) every child it has waited for, with their own waited
+    children (proc(5)). Linux scales both pairs to the scheduler's exact runtime
+    (`cputime_adjust`), in clock ticks. Raises OSError, ValueError or IndexError.
     """
-    ran = longest = 0
+    with open(f"{_PROC}/{pid}/stat", "rb") as f:
+        stat = f.read()
+    fields = stat[stat.rindex(b")") + 2 :].split()  # fields[0] is field 3 (state)
+    utime, stime, cutime, cstime = (int(fields[i]) for i in range(11, 15))
+    return (utime + stime) * _TICK_S, (cutime + cstime) * _TICK_S
+
+
+def sample(pids: list[int]) -> tuple[float, float]:
+    """(CPU seconds, longest run-queue wait in seconds) of the processes `pids`.
+
+    The CPU time counts, per process, its live threads' exact runtimes (schedstat) or, when
+    larger, its whole-process time (threads that already ended), plus the time of the
+    children it has reaped: short-lived children and threads count once they end, not only
+    while they run. (A job's exact total is its slot's cpuacct meter, `accounting.py`; this
+    is what the watchdog has where there is none.) The wait is the longest of any one live
+    thread (a single-threaded program: exactly its own).
+    """
+    total = 0.0
+    longest = 0
     for pid in pids:
+        ran = 0
         with contextlib.suppress(OSError):
             for tid in os.listdir(f"{_PROC}/{pid}/task"):
                 with contextlib.suppress(OSError, ValueError, IndexError):
@@ -61,4 +88,8 @@ def sample(pids: list[int]) -> tuple[float, float]:
                         fields = f.read().split()
                     ran += int(fields[0])
                     longest = max(longest, int(fields[1]))
-    return ran / 1e9, longest / 1e9
+        own, reaped = 0.0, 0.0
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            own, reaped = _stat_cpu(pid)
+        total += max(ran / 1e9, own) + reaped
+    return total, longest / 1e9

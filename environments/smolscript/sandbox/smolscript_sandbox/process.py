@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from smolscript_sandbox.accounting import CpuMeter
 from smolscript_sandbox.cpuwait import sample, tree_pids
 from smolscript_sandbox.isolation import Identity, sandbox_argv
 from smolscript_sandbox.limits import Limits
@@ -28,9 +29,11 @@ class RawRun:
 
     `started` is False when bwrap never spawned the child (sandbox setup failed: infra).
     `stdout_overflow` means the process wrote more than the kept head and was killed.
-    `wall_timeout` / `cpu_timeout`: the watchdog killed it on the wall / CPU limit; `cpu_s`
-    and `queue_wait_s` are its CPU time and run-queue wait as last seen (`cpuwait.sample`,
-    sampled every POLL_S while it ran: 0 for a process that ended sooner).
+    `wall_timeout` / `cpu_timeout`: the watchdog killed it on the wall / CPU limit, or (CPU
+    only) its processes had used the CPU limit in total by the time it ended; `cpu_s` is the
+    CPU time of all its processes as last seen (the slot's cpuacct meter, read once more at
+    the end, where there is one; else `cpuwait.sample` every POLL_S while it ran: 0 for a
+    process that ended sooner) and `queue_wait_s` its run-queue wait as last sampled.
     """
 
     started: bool
@@ -106,13 +109,19 @@ class Watch:
     queue_wait_s: float = 0.0
 
 
-async def watch(proc: asyncio.subprocess.Process, limits: Limits, start: float) -> Watch:
+async def watch(proc: asyncio.subprocess.Process, limits: Limits, start: float,
+                job_cpu: Callable[[], float] | None = None) -> Watch:
     """Wait for `proc` while enforcing the time limits; returns how it ended.
 
-    "cpu": the tree's exact CPU time (`cpuwait.sample`) reached `limits.cpu_s`. "wall": the
-    elapsed time passed `limits.wall_s` plus the tree's run-queue wait (a program held back
-    by other load is not slow), or `limits.wall_ceiling_s` in all (0: no extension). The
-    caller kills the process on either. `start` is a `time.monotonic()` reading.
+    "cpu": the CPU time of all the job's processes reached `limits.cpu_s`: the larger of the
+    tree's (`cpuwait.sample`: live threads, ended threads and reaped children) and
+    `job_cpu()` (seconds since the start, from the slot's cpuacct meter: every process that
+    ever ran in the slot, short-lived children included), checked every POLL_S and once
+    more when the process has ended (work that finished between two polls still counts).
+    "wall": the elapsed time passed `limits.wall_s` plus the tree's run-queue wait (a
+    program held back by other load is not slow), or `limits.wall_ceiling_s` in all (0: no
+    extension). The caller kills the process on either. `start` is a `time.monotonic()`
+    reading.
     """
     seen = Watch()
     ceiling = start + max(limits.wall_s, limits.wall_ceiling_s)
@@ -127,6 +136,10 @@ async def watch(proc: asyncio.subprocess.Process, limits: Limits, start: float) 
         try:
             await asyncio.wait_for(asyncio.shield(proc.wait()),
                                    timeout=min(POLL_S, deadline - now))
+            if job_cpu is not None:  # the exact total, now that every process has ended
+                seen.cpu_s = max(seen.cpu_s, job_cpu())
+                if seen.cpu_s >= limits.cpu_s:
+                    seen.ended_by = "cpu"
             return seen
         except TimeoutError:
             pass
@@ -134,7 +147,7 @@ async def watch(proc: asyncio.subprocess.Process, limits: Limits, start: float) 
             pids = await asyncio.to_thread(tree_pids, proc.pid)
             walked = time.monotonic()
         cpu, wait = sample(pids)
-        seen.cpu_s = max(seen.cpu_s, cpu)
+        seen.cpu_s = max(seen.cpu_s, cpu, job_cpu() if job_cpu is not None else 0.0)
         seen.queue_wait_s = max(seen.queue_wait_s, wait)
         if proc.returncode is None and seen.cpu_s >= limits.cpu_s:
             seen.ended_by = "cpu"
@@ -158,14 +171,24 @@ async def run_sandboxed(
     stdin: bytes = b"",
     writable_job: bool = False,
     extra_env: dict[str, str] | None = None,
+    cpu_meter: CpuMeter | None = None,
 ) -> RawRun:
     """Run `argv` inside bwrap as `identity` under `limits`; never raises for candidate behaviour.
 
-    Raises OSError only when the process cannot be spawned at all (an infrastructure fault).
+    `cpu_meter` is the cpuacct group the launcher joins (`identity.cgroup_procs`); with it the
+    CPU limit judges the total of every process of the run (see `watch`). Raises OSError only
+    when the process cannot be spawned at all (an infrastructure fault).
     """
     status_r, status_w = os.pipe()
     cmd = sandbox_argv(identity, argv, job_dir, limits, writable_job=writable_job,
                        status_fd=status_w, extra_env=extra_env)
+    job_cpu = None
+    if cpu_meter is not None:
+        cpu_before = cpu_meter.read()
+
+        def job_cpu() -> float:
+            return cpu_meter.read() - cpu_before
+
     start = time.monotonic()
     try:
         with REAPER.spawning():
@@ -216,7 +239,7 @@ async def run_sandboxed(
     )
     feed_task = asyncio.create_task(feed())
     try:
-        seen = await watch(proc, limits, start)
+        seen = await watch(proc, limits, start, job_cpu)
         if seen.ended_by != "exit":
             _kill(proc)
             await proc.wait()

@@ -57,6 +57,7 @@ async def _compile(slot: Slot, program: Program, limits: Limits) -> CompileResul
         limits=limits,
         writable_job=True,
         extra_env=program.env,
+        cpu_meter=slot.meter,
     )
     status = classify(raw, limits)
     if status == "infra_error":
@@ -162,6 +163,7 @@ async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], dead
                     limits=run_limits,
                     stdin=stdin.encode("utf-8"),
                     extra_env=program.env,
+                    cpu_meter=slot.meter,
                 ),
                 timeout=left,
             )

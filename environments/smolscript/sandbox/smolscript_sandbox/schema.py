@@ -87,9 +87,11 @@ class CompileResult(BaseModel):
 class RunResult(BaseModel):
     """One test run. `stdout` is normalized (invalid UTF-8 replaced, CRLF -> LF, one final
     newline stripped); `truncated` when stdout or stderr went over the kept head. `time_s`
-    is elapsed seconds; `cpu_s` the CPU seconds last sampled while it ran (0 when it ended
-    before the first sample, 0.1 s in); `sandbox_cpu_s` the exact CPU seconds of the whole
-    run, sandbox start-up included (the slot's cpuacct cgroup; None where the host has none)."""
+    is elapsed seconds; `cpu_s` the CPU seconds of all its processes that the CPU limit
+    judged (the slot's cpuacct count, read while it ran and once at its end; without one, last
+    sampled while it ran: 0 when it ended before the first sample, 0.1 s in);
+    `sandbox_cpu_s` the exact CPU seconds of the whole run, sandbox start-up included (the
+    slot's cpuacct cgroup; None where the host has none)."""
 
     status: RunStatus
     stdout: str = ""
