@@ -8,7 +8,9 @@ package data) with three named slots, each a comment line of its own: ``@@SOURCE
 is replaced whole; its indentation is the indentation of what fills it. The per-type snippets
 below fill the slots: arguments are read in the line format of ``smolscript.types.encode_stdin``
 and the result is printed as ``canonical_output`` spells it. Harness identifiers carry a
-``smol`` prefix so that they do not collide with candidate code.
+``smol`` prefix so that they do not collide with candidate code. The templates of the
+dynamically typed languages also check the result's declared type before printing it
+(``HarnessSpec.checks_types``; the policy and the mismatch report are in ``types.py``).
 """
 
 # Harness snippets keep one target-language statement per line, so some lines are long.
@@ -47,7 +49,13 @@ class HarnessSpec:
     ``arg`` maps a value type to how that variable is passed (``{var}``; C adds a length).
     ``call_and_print`` maps a return type to statements with ``{call}`` (entry-point call
     without the trailing result out-parameter) and ``{extra}`` (C's ``&smol_r_len`` slot).
-    ``call`` is the call expression with ``{entry}`` and ``{args}``.
+    ``call`` is the call expression with ``{entry}`` and ``{args}``; ``{returns}`` in
+    ``call_and_print`` is the return type's name (``types.RETURN_TYPES``).
+    ``checks_types``: the language is dynamically typed, so its template checks the result's
+    type at run time (``smol_checked(value, type)`` or its spelling in the language, driven by
+    the type name): a mismatch is reported on stderr as ``types.parse_type_mismatch`` reads
+    it and the run exits with ``types.TYPE_MISMATCH_EXIT``. Statically typed languages leave
+    it False: their compilers reject a wrong result type.
     """
 
     template_file: str
@@ -55,6 +63,7 @@ class HarnessSpec:
     arg: Mapping[str, str]
     call: str
     call_and_print: Mapping[str, str]
+    checks_types: bool = False
 
     @property
     def template(self) -> str:
@@ -84,7 +93,7 @@ def render_harnessed_source(
     fills = {
         "@@SOURCE@@": source.rstrip("\n"),
         "@@READ_ARGS@@": "\n".join(reads),
-        "@@CALL_AND_PRINT@@": harness.call_and_print[returns].format(call=call),
+        "@@CALL_AND_PRINT@@": harness.call_and_print[returns].format(call=call, returns=returns),
     }
     lines = []
     for line in harness.template.split("\n"):
@@ -101,20 +110,21 @@ def render_harnessed_source(
 PYTHON = HarnessSpec(
     template_file="python.py",
     read={
-        "int": "{var} = int(smol_line())",
+        "int": "{var} = smol_b.int(smol_line())",
         "bool": '{var} = smol_line() == "true"',
         "str": "{var} = smol_line()",
-        "list[int]": "{var} = [int(smol_line()) for _ in range(int(smol_line()))]",
-        "list[str]": "{var} = [smol_line() for _ in range(int(smol_line()))]",
+        "list[int]": "{var} = [smol_b.int(smol_line()) for _ in smol_b.range(smol_b.int(smol_line()))]",
+        "list[str]": "{var} = [smol_line() for _ in smol_b.range(smol_b.int(smol_line()))]",
     },
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": "print(smol_int_text({call}))",
-        "bool": 'smol_r = {call}\nprint("true" if smol_r is True else "false" if smol_r is False else smol_r)',
-        "str": "print({call})",
-        "list[int]": 'print(" ".join(smol_int_text(smol_x) for smol_x in {call}))',
+        "int": 'smol_b.print(smol_int_text(smol_checked({call}, "{returns}")))',
+        "bool": 'smol_b.print("true" if smol_checked({call}, "{returns}") else "false")',
+        "str": 'smol_b.print(smol_checked({call}, "{returns}"))',
+        "list[int]": 'smol_b.print(" ".join(smol_int_text(smol_x) for smol_x in smol_checked({call}, "{returns}")))',
     },
+    checks_types=True,
 )
 
 JAVASCRIPT = HarnessSpec(
@@ -129,11 +139,12 @@ JAVASCRIPT = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": 'process.stdout.write(String({call}) + "\\n");',
-        "bool": 'const smolR = {call};\nprocess.stdout.write((smolR === true ? "true" : smolR === false ? "false" : String(smolR)) + "\\n");',
-        "str": 'process.stdout.write(String({call}) + "\\n");',
-        "list[int]": 'process.stdout.write({call}.join(" ") + "\\n");',
+        "int": 'process.stdout.write(String(smolChecked({call}, "{returns}")) + "\\n");',
+        "bool": 'process.stdout.write((smolChecked({call}, "{returns}") ? "true" : "false") + "\\n");',
+        "str": 'process.stdout.write(smolChecked({call}, "{returns}") + "\\n");',
+        "list[int]": 'process.stdout.write(smolJoin(smolChecked({call}, "{returns}")) + "\\n");',
     },
+    checks_types=True,
 )
 
 C = HarnessSpec(
@@ -236,9 +247,10 @@ LUA = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": 'io.write(smol_int_text({call}), "\\n")',
-        "bool": 'io.write(tostring({call}), "\\n")',
-        "str": 'io.write({call}, "\\n")',
-        "list[int]": 'local smol_r = {call}\nlocal smol_parts = {{}}\nfor i, v in ipairs(smol_r) do smol_parts[i] = smol_int_text(v) end\nio.write(table.concat(smol_parts, " "), "\\n")',
+        "int": 'io.write(smol_int_text(smol_checked({call}, "{returns}")), "\\n")',
+        "bool": 'io.write(tostring(smol_checked({call}, "{returns}")), "\\n")',
+        "str": 'io.write(smol_checked({call}, "{returns}"), "\\n")',
+        "list[int]": 'local smol_r = smol_checked({call}, "{returns}")\nlocal smol_parts = {{}}\nfor i = 1, #smol_r do smol_parts[i] = smol_int_text(smol_r[i]) end\nio.write(table.concat(smol_parts, " "), "\\n")',
     },
+    checks_types=True,
 )

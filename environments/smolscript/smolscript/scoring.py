@@ -27,7 +27,7 @@ from smolscript_sandbox.schema import (
 from smolscript import credit
 from smolscript.errors import ScoringInfraError
 from smolscript.languages import render_job_files
-from smolscript.types import canonical_output, encode_stdin
+from smolscript.types import canonical_output, encode_stdin, parse_type_mismatch
 
 MAX_KEPT_OUTPUT = 2000  # characters of stdout/stderr kept per test in results files
 
@@ -134,10 +134,15 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
     for index, (test, result) in enumerate(zip(hidden["tests"], results, strict=True)):
         expected = canonical_output(test["expected"], returns)
         ok = result.status == "ok" and result.stdout == expected
-        tests.append({"index": index, "passed": ok, "status": result.status,
-                      "stdout": _clip(result.stdout), "expected": expected,
-                      "stderr": _clip(result.stderr), "exit_code": result.exit_code,
-                      "time_s": result.time_s, "truncated": result.truncated})
+        record = {"index": index, "passed": ok, "status": result.status,
+                  "stdout": _clip(result.stdout), "expected": expected,
+                  "stderr": _clip(result.stderr), "exit_code": result.exit_code,
+                  "time_s": result.time_s, "truncated": result.truncated}
+        mismatch = (parse_type_mismatch(result.exit_code, result.stderr)
+                    if result.status == "runtime_error" else None)
+        if mismatch is not None:  # the harness rejected the result's type: a wrong answer
+            record.update(status="wrong_answer", type_mismatch=mismatch)
+        tests.append(record)
     passed = sum(t["passed"] for t in tests)
     fraction = passed / len(tests) if tests else 0.0
     all_ok = bool(tests) and passed == len(tests)
@@ -148,8 +153,10 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
         return outcome(False, True, 0.0, "wrong_answer", "no tests", tests, **service)
     word = failing["status"] if failing["status"] != "ok" else "wrong_answer"
     cut = " (output truncated at the service's cap)" if failing["truncated"] else ""
-    return outcome(False, True, fraction, word, f"test {failing['index']}: {word}{cut}", tests,
-                   **service)
+    typed = (f": result type mismatch: {failing['type_mismatch']}"
+             if "type_mismatch" in failing else "")
+    return outcome(False, True, fraction, word, f"test {failing['index']}: {word}{typed}{cut}",
+                   tests, **service)
 
 
 def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any],

@@ -11,10 +11,21 @@ Wire format (one item per line, ``\\n`` line ends):
   * ``list[int]`` / ``list[str]``: the item count, then one item per line.
 Output: ints in decimal, bools as ``true``/``false``, strings verbatim, lists as their items
 joined by single spaces (list[str] items never contain spaces and are never empty).
+
+Typed results: the harnesses of the dynamically typed languages (``HarnessSpec.checks_types``:
+Python, JavaScript, Lua) check the returned value against the declared return type before
+printing it (exact types: a bool or a str is not an int, an int or a number is not a str, a
+list's items are checked one by one, a dict, tuple, string or non-sequence table is not a
+list; an integral float in the int32 range counts as an int, README "Numbers"). A mismatch
+prints nothing: the harness writes one line ``TYPE_MISMATCH_PREFIX + "expected T, got U"``
+to stderr and exits with status ``TYPE_MISMATCH_EXIT``; :func:`parse_type_mismatch` reads it
+back and the host judges that test a ``wrong_answer`` naming both types. The line is trusted
+only to name why a test failed: a candidate that prints it itself fails all the same.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,6 +35,9 @@ VALUE_TYPES: tuple[str, ...] = ("int", "bool", "str", "list[int]", "list[str]")
 RETURN_TYPES: tuple[str, ...] = ("int", "bool", "str", "list[int]")
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
+TYPE_MISMATCH_EXIT = 97
+TYPE_MISMATCH_PREFIX = "smolscript-harness: result type mismatch: "
+_TYPE_MISMATCH_LINE = re.compile(re.escape(TYPE_MISMATCH_PREFIX) + r"(expected [^\n]+)")
 
 
 def validate_signature(signature: Mapping[str, Any]) -> None:
@@ -120,3 +134,15 @@ def canonical_output(value: Any, typ: str) -> str:
     if typ == "str":
         return value
     return " ".join(str(item) for item in value)
+
+
+def parse_type_mismatch(exit_code: int | None, stderr: str) -> str | None:
+    """``"expected T, got U"`` when a harness rejected a result's type, else None (pure).
+
+    ``exit_code`` and ``stderr`` are one test run's; the last mismatch line of stderr counts,
+    and only with exit status ``TYPE_MISMATCH_EXIT`` (module docstring).
+    """
+    if exit_code != TYPE_MISMATCH_EXIT:
+        return None
+    found = _TYPE_MISMATCH_LINE.findall(stderr or "")
+    return found[-1].strip() if found else None
