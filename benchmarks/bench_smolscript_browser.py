@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 
-
 def busy_cpu_s() -> float:
     """Busy CPU-seconds of the whole machine since boot (all but idle and iowait)."""
     with open("/proc/stat", encoding="ascii") as fh:

@@ -6,7 +6,8 @@ against 1, then 2, then 3 replicas of the service image (1 CPU, 2 slots, 1 brows
 production settings of container.py), and prints jobs/s, tests/s and the CPU seconds per test
 the replicas used (service, sandboxes and browsers: the containers' cpuacct cgroups). On a
 2-core host the jobs/s curve flattens after 2 replicas; CPU-s per test shows what each replica
-costs. Needs a Docker engine and the image (scripts/dockerd.sh, scripts/build_sandbox_image.sh).
+costs. Needs a Docker engine and the image (dockerd.sh and build_sandbox_image.sh in
+services/smolscript_sandbox/scripts/).
 
 Usage: uv run python benchmarks/bench_smolscript_replicas.py [--image TAG] [--port 8830]
        [--per-language 6] [--replicas 1,2,3]

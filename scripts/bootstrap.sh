@@ -33,8 +33,8 @@ fi
 
 if [[ "${1:-}" == "--with-toolchains" ]]; then
   echo "== installing smolscript toolchains and sandbox host setup"
-  if [[ -f environments/smolscript/sandbox/setup_host.sh ]]; then
-    bash environments/smolscript/sandbox/setup_host.sh
+  if [[ -f services/smolscript_sandbox/setup_host.sh ]]; then
+    bash services/smolscript_sandbox/setup_host.sh
   fi
 fi
 

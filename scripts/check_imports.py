@@ -29,8 +29,8 @@ PACKAGES = {
     "smolscript": "environments/smolscript/smolscript",
     "smoltalkbench": "environments/smoltalkbench/smoltalkbench",
     "slm_eval": "environments/slm_eval/slm_eval",
-    "smolscript_builder": "environments/smolscript/builder/smolscript_builder",
-    "smolscript_sandbox": "environments/smolscript/sandbox/smolscript_sandbox",
+    "smolscript_builder": "builders/smolscript/smolscript_builder",
+    "smolscript_sandbox": "services/smolscript_sandbox/smolscript_sandbox",
 }
 ENVIRONMENTS = ("pico_dsl_v1", "smolscript", "smoltalkbench", "slm_eval")
 SERVICE = "smolscript_sandbox"

@@ -25,7 +25,7 @@ SOURCES = (
     "environments/pico_dsl_v1",
     "environments/smoltalkbench",
     "environments/smolscript",
-    "environments/smolscript/sandbox",  # smolscript_sandbox.client/schema (httpx + pydantic)
+    "services/smolscript_sandbox",  # smolscript_sandbox.client/schema (httpx + pydantic)
     "environments/slm_eval",  # only its refusing taskset (slm-eval is evaluation-only)
     ".",
 )

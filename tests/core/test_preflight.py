@@ -11,13 +11,9 @@ import pytest
 from smol_envs_core.errors import InfrastructureError
 from smol_envs_core.preflight import endpoint_base_url, ensure_reachable
 
+from tests.support.ports import free_port
+
 pytestmark = pytest.mark.unit
-
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_a_listening_endpoint_passes():
@@ -29,7 +25,7 @@ def test_a_listening_endpoint_passes():
 
 
 def test_a_closed_port_fails_in_well_under_a_second_with_the_one_line_error():
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     started = time.monotonic()
     with pytest.raises(InfrastructureError) as caught:
         asyncio.run(ensure_reachable(url))

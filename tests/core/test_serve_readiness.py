@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import socket
 import sys
 import textwrap
 from pathlib import Path
@@ -12,6 +11,8 @@ from pathlib import Path
 import pytest
 from smol_envs_core import procman, serve
 from smol_envs_core.errors import InfrastructureError
+
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -43,16 +44,10 @@ FAKE_SERVER = textwrap.dedent('''
 ''')
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _service(tmp_path: Path, mode: str, confirm_timeout_s: float) -> procman.Service:
     """The model server's process description (ready on /v1/models, confirmed by one real
     completion) around the stand-in server."""
-    port = _free_port()
+    port = free_port()
     script = tmp_path / "fake_server.py"
     script.write_text(FAKE_SERVER)
     return dataclasses.replace(
@@ -104,4 +99,4 @@ def test_request_line_names_the_generation_knobs():
 
 def test_status_exits_non_zero_when_stopped(tmp_path, monkeypatch):
     monkeypatch.setenv("SMOL_ENVS_STATE_DIR", str(tmp_path))
-    assert serve.main(["status", "--port", str(_free_port())]) == 1
+    assert serve.main(["status", "--port", str(free_port())]) == 1

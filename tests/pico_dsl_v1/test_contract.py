@@ -6,22 +6,17 @@ weights, failure policy) is tests/workspace/test_environment_contract.py."""
 from __future__ import annotations
 
 import inspect
-import re
 
 import pytest
 from pico_dsl_v1 import load_environment
 from pico_dsl_v1.spec import LEVEL_SPECS, SLICES
 
+from tests.support.markdown import table_first_column
+
 from .conftest import REPO
 
 pytestmark = pytest.mark.unit
 PACKAGE = REPO / "environments" / "pico_dsl_v1"
-
-
-def table_first_column(markdown: str, heading: str) -> list[str]:
-    """Backticked first-column entries of the table under `### heading`."""
-    section = markdown.split(f"### {heading}", 1)[1].split("\n### ", 1)[0]
-    return re.findall(r"^\| `([^`]+)` \|", section, flags=re.MULTILINE)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from smolscript.evaluate import evaluate_predictions
 from smolscript_builder.validate import EXIT_PASSED, run_full
 from smolscript_sandbox.client import SandboxClient
 
-from tests.smolscript._targets import CONTAINER_PORT, IMAGE, docker_or_skip
+from tests.support.sandbox_targets import CONTAINER_PORT, IMAGE, docker_or_skip
 
 pytestmark = pytest.mark.integration
 

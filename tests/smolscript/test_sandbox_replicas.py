@@ -12,8 +12,8 @@ import pytest
 from smolscript_sandbox.client import REPLICAS, SandboxClient, split_urls
 from smolscript_sandbox.container import start_container, stop_container
 
-from tests.smolscript._targets import CONTAINER_PORT, IMAGE, docker_or_skip
 from tests.smolscript.test_sandbox_load import job_for
+from tests.support.sandbox_targets import CONTAINER_PORT, IMAGE, docker_or_skip
 
 JOBS = 256
 KILL_AFTER = 24  # jobs answered by the victim before it is killed

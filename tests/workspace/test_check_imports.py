@@ -39,7 +39,7 @@ def test_the_workspace_keeps_its_boundaries():
 def test_a_tree_that_breaks_the_rules_fails(tmp_path, capsys):
     checker = _checker()
     files = {
-        "environments/smolscript/sandbox/smolscript_sandbox/app.py":
+        "services/smolscript_sandbox/smolscript_sandbox/app.py":
             "def f():\n    from smolscript.scoring import score_code\n",
         "environments/smolscript/smolscript/__init__.py": "",
         "environments/smolscript/smolscript/scoring.py": "from smolscript import build\n",

@@ -19,6 +19,8 @@ import pytest
 from smol_envs_core.errors import InfrastructureError
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric
 
+from tests.support.markdown import table_first_column
+
 pytestmark = pytest.mark.unit
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,12 +43,6 @@ ENVIRONMENTS = [
     Env("smoltalkbench", "smoltalkbench", "environments/smoltalkbench", "win_prob",
         (("dataset", "fixture"),)),
 ]
-
-
-def table_first_column(markdown: str, heading: str) -> list[str]:
-    """Backticked first-column entries of the table under `### heading`."""
-    section = markdown.split(f"### {heading}", 1)[1].split("\n### ", 1)[0]
-    return re.findall(r"^\| `([^`]+)` \|", section, flags=re.MULTILINE)
 
 
 def our_rubric(env) -> ScoreOnceRubric:

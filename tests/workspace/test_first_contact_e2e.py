@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
@@ -21,12 +22,6 @@ FAILURE_LINE = re.compile(
     r"^smol-envs: infrastructure failure: model endpoint http://127\.0\.0\.1:(\d+)/v1/\S+: .+$",
     re.M,
 )
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _run(command: list[str] | str, timeout: float, **env: str) -> subprocess.CompletedProcess:
@@ -75,7 +70,7 @@ def test_the_quickstart_exits_zero_with_no_errored_rollout(alias_server, tmp_pat
 
 
 def test_the_quickstart_exits_non_zero_when_the_model_server_is_unreachable(tmp_path):
-    port = _closed_port()
+    port = free_port()
     run = _run("bash scripts/quickstart.sh 2", timeout=590, SMOL_ENVS_OUTPUT_DIR=str(tmp_path),
                SMOL_ENVS_BASE_URL=f"http://127.0.0.1:{port}/v1")
     assert run.returncode != 0
@@ -88,7 +83,7 @@ def test_every_environment_stops_on_a_dead_model_endpoint():
     """smolscript (raw completions) and smoltalkbench (chat + judge) stop with exit 1 and the
     one line; pico is covered by the quickstart test above. The preflight connection fails each
     before the first rollout (no waiting out the client's retries)."""
-    port = _closed_port()
+    port = free_port()
     base = ["uv", "run", "vf-eval", "-b", f"http://127.0.0.1:{port}/v1", "-m", "x", "-n", "2",
             "-r", "1"]
     commands = {

@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -19,13 +18,9 @@ import pytest
 from smol_envs_core import procman
 from smol_envs_core.errors import InfrastructureError
 
+from tests.support.ports import free_port
+
 pytestmark = pytest.mark.integration
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def answers(port: int) -> bool:

@@ -9,7 +9,8 @@ needs to build each job's sandbox inside the container; the kernel still grants 
 inside a user namespace the caller created (the container itself has no capabilities), and
 Docker's default allows them only to containers with CAP_SYS_ADMIN.
 
-    uv run python scripts/make_sandbox_seccomp.py [--table PATH] [--out PATH]
+    uv run python services/smolscript_sandbox/scripts/make_sandbox_seccomp.py \
+        [--table PATH] [--out PATH]
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import json
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPO / "environments/smolscript/sandbox/smolscript_sandbox/seccomp.json"
+REPO = Path(__file__).resolve().parents[3]
+DEFAULT_OUT = REPO / "services/smolscript_sandbox/smolscript_sandbox/seccomp.json"
 DEFAULT_TABLE = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h")
 
 # What this profile adds to Docker's default for a container without CAP_SYS_ADMIN.
@@ -49,7 +50,8 @@ DENIED = frozenset({
 # UNAME26, PER_LINUX32|UNAME26, and the query value 0xffffffff).
 PERSONAS = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)
 COMMENT = (
-    "smolscript scoring service (written by scripts/make_sandbox_seccomp.py; do not edit). "
+    "smolscript scoring service (written by "
+    "services/smolscript_sandbox/scripts/make_sandbox_seccomp.py; do not edit). "
     "Allowlist: every x86-64 system call except those Docker's default profile refuses to a "
     "container without capabilities; personality() only with Docker's allowed personas. "
     "Added to Docker's default: clone with namespace flags, clone3, unshare, setns, mount, "

@@ -67,7 +67,7 @@ def load_bindings() -> ModuleType:
             return module
     raise SandboxInfraError(
         "libseccomp's Python bindings are missing (apt install python3-seccomp, or run "
-        "environments/smolscript/sandbox/setup_host.sh); refusing to start without a "
+        "services/smolscript_sandbox/setup_host.sh); refusing to start without a "
         "syscall filter"
     )
 

@@ -1,10 +1,13 @@
-"""Where the sandbox suites run their jobs: the host service or the service's container image.
+"""Where the sandbox suites run their jobs: the host service or the service's container image
+(a pytest plugin, registered by the root conftest.py, so that the service's own suites and the
+smolscript suites share one set of targets).
 
 A `Target` gives a suite what it needs to check a service from outside: its URL, its health
 record, its job folders as the host sees them, and the stray processes left by jobs. The
 container target runs the real image through `smolscript_sandbox.container` (the Docker SDK)
-with the production settings; it needs a Docker engine ($DOCKER_HOST, `scripts/dockerd.sh`)
-and the image (`scripts/build_sandbox_image.sh`, tag $SMOLSCRIPT_SANDBOX_IMAGE).
+with the production settings; it needs a Docker engine ($DOCKER_HOST, `dockerd.sh`) and the image
+(`build_sandbox_image.sh`, tag $SMOLSCRIPT_SANDBOX_IMAGE), both in
+services/smolscript_sandbox/scripts/.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from smolscript_sandbox.reaper import list_processes
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 IMAGE = os.environ.get("SMOLSCRIPT_SANDBOX_IMAGE", "smolscript-sandbox:0.1.0")
 # The container suites use this port and the next ones (replicas); the host suites use TEST_URL.
@@ -86,3 +90,61 @@ def container_strays(container_id: str, service_pid: int) -> tuple[list, list]:
         elif state != "Z" and any(a == b"/job" or a.startswith(b"/job/") for a in argv):
             live.append(entry)
     return zombies, live
+
+
+# Fixtures (moved from tests/smolscript/conftest.py)
+
+@pytest.fixture(scope="session")
+def host_target() -> Target:
+    """The host service at TEST_URL (started if needed; stopped when the session ends)."""
+    health = ensure_service()
+    # (an older service, measured for a before/after table, has its jobs in its state folder)
+    jobs = health.get("jobs_dir", health["state_dir"])
+    return Target("host", TEST_URL, health, Path(jobs),
+                  lambda: host_strays(health))
+
+
+def _container_target(port: int, slots: int):
+    """The service image in a container on 127.0.0.1:`port` with the production settings
+    (container.py); yields its Target and removes it afterwards."""
+    from smolscript_sandbox.container import start_container, stop_container
+    from smolscript_sandbox.control import health as read_health
+    from smolscript_sandbox.testing import config_for
+
+    client = docker_or_skip()
+    started = start_container(IMAGE, port, slots=slots)
+    try:
+        health = read_health(config_for(started.url), timeout=10.0)
+        pid = client.api.inspect_container(started.container_id)["State"]["Pid"]
+        jobs = Path(f"/proc/{pid}/root") / health["jobs_dir"].lstrip("/")
+        yield Target("container", started.url, health, jobs,
+                     lambda: container_strays(started.container_id, pid))
+    finally:
+        stop_container(started.container_id)
+
+
+@pytest.fixture(scope="session")
+def container_target() -> Target:
+    """Two slots in one container on CONTAINER_PORT (jobs beside each other in one sandbox
+    service, as on the host)."""
+    yield from _container_target(CONTAINER_PORT, slots=2)
+
+
+@pytest.fixture(scope="session")
+def container_slot_target() -> Target:
+    """One slot in a container on CONTAINER_PORT+5: the production layout, where the
+    container's memory, process and CPU limits are one job's."""
+    yield from _container_target(CONTAINER_PORT + 5, slots=1)
+
+
+@pytest.fixture(scope="session")
+def container_peer_url(container_slot_target) -> str:
+    """A second one-slot replica on CONTAINER_PORT+6, for tests of two jobs side by side."""
+    for target in _container_target(CONTAINER_PORT + 6, slots=1):
+        yield target.url
+
+
+@pytest.fixture(scope="module", params=["host", "container"])
+def target(request) -> Target:
+    """Each suite that takes this fixture runs once against each target."""
+    return request.getfixturevalue(f"{request.param}_target")

@@ -252,7 +252,7 @@ def isolation_mode() -> str:
         if shutil.which(tool) is None:
             raise SandboxInfraError(
                 f"{tool} not found: install bubblewrap and util-linux "
-                "(environments/smolscript/sandbox/setup_host.sh); refusing to start"
+                "(services/smolscript_sandbox/setup_host.sh); refusing to start"
             )
     if os.geteuid() == 0:
         return "bwrap+uid"

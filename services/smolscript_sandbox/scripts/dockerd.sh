@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Start or stop a private Docker engine for the scoring-service image (CI and local use).
-#   bash scripts/dockerd.sh install   apt-get docker.io + debootstrap when missing (root)
-#   bash scripts/dockerd.sh start     start dockerd in the background, wait for `docker info`
-#   bash scripts/dockerd.sh stop      stop the dockerd this script started, and its containers
-#   bash scripts/dockerd.sh env       print `export DOCKER_HOST=...` for this engine
+#   bash services/smolscript_sandbox/scripts/dockerd.sh install   apt-get docker.io + debootstrap when missing (root)
+#   bash services/smolscript_sandbox/scripts/dockerd.sh start     start dockerd in the background, wait for `docker info`
+#   bash services/smolscript_sandbox/scripts/dockerd.sh stop      stop the dockerd this script started, and its containers
+#   bash services/smolscript_sandbox/scripts/dockerd.sh env       print `export DOCKER_HOST=...` for this engine
 # The engine runs with --iptables=false --ip-forward=false --bridge=none: Docker otherwise leaves
 # the docker0 bridge, its iptables chains, FORWARD=DROP and ip_forward=1 behind on the host.
 # Containers then get either no network or the host's (builds use --network host); the scoring
@@ -79,7 +79,7 @@ case "${1:-}" in
     echo "export DOCKER_HOST=$DOCKER_HOST"
     ;;
   *)
-    echo "usage: scripts/dockerd.sh install|start|stop|env" >&2
+    echo "usage: services/smolscript_sandbox/scripts/dockerd.sh install|start|stop|env" >&2
     exit 2
     ;;
 esac

@@ -1,8 +1,9 @@
 """Production path: run the service inside its container image through the Docker SDK.
 
-The image (`environments/smolscript/sandbox/Dockerfile`, built by
-`scripts/build_sandbox_image.sh`) is the outer boundary; `container_config` is the whole
-policy: uid 1000, read-only root with size-capped tmpfs (/tmp and the state folder), all
+The image (`services/smolscript_sandbox/Dockerfile`, built by
+`services/smolscript_sandbox/scripts/build_sandbox_image.sh`) is the outer boundary;
+`container_config` is the whole policy: uid 1000, read-only root with size-capped tmpfs (/tmp
+and the state folder), all
 capabilities dropped, no-new-privileges, 2 GiB of memory with no extra swap, 1 CPU, 512
 processes, and the seccomp profile `seccomp.json` (passed as JSON text: the engine reads no
 file of ours). bwrap still isolates each job inside it, in its own user, pid, mount, net, ipc
@@ -17,8 +18,9 @@ SDK refuses that option, and empty `MaskedPaths`/`ReadonlyPaths` in the host con
 same effect (the engine keeps its defaults only when they are absent).
 
 The container shares the host's network namespace and binds its HTTP port to 127.0.0.1: the
-engine of scripts/dockerd.sh runs without a bridge (Docker's bridge leaves iptables rules and
-ip_forward behind), so nothing can be published. Jobs never see that network.
+engine of services/smolscript_sandbox/scripts/dockerd.sh runs without a bridge (Docker's bridge
+leaves iptables rules and ip_forward behind), so nothing can be published. Jobs never see that
+network.
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ def docker_client():
     except Exception as exc:  # noqa: BLE001 - any failure means: no usable engine
         raise SandboxInfraError(
             f"no container engine reachable ({type(exc).__name__}: {exc}); start one "
-            "(`bash scripts/dockerd.sh start`, then export DOCKER_HOST as `dockerd.sh env` "
+            "(`bash services/smolscript_sandbox/scripts/dockerd.sh start`, then export "
+            "DOCKER_HOST as `dockerd.sh env` "
             "prints), or run the local bwrap service instead (`python -m smolscript_sandbox "
             "start`, as root, see setup_host.sh)"
         ) from exc
@@ -130,7 +133,8 @@ def image_id(client, image: str) -> str:
         return client.api.inspect_image(image)["Id"]
     except Exception as exc:  # noqa: BLE001 - docker.errors.ImageNotFound and API errors
         raise SandboxInfraError(
-            f"image {image!r} not found ({exc}); build it with scripts/build_sandbox_image.sh"
+            f"image {image!r} not found ({exc}); build it with "
+            "services/smolscript_sandbox/scripts/build_sandbox_image.sh"
         ) from exc
 
 

@@ -3,7 +3,7 @@
 Each case runs a complete stdin/stdout program (no harness) through the HTTP API and checks its
 status, that the service still serves, and that no zombie or slot process remains. The whole
 suite runs twice: against the host service and against the service's container image
-(`target` fixture, tests/smolscript/conftest.py), with the same expected verdicts.
+(`target` fixture, tests/support/sandbox_targets.py), with the same expected verdicts.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.runtimes import RUNTIMES
 
-from tests.smolscript._targets import Target
+from tests.support.sandbox_targets import Target
 
 pytestmark = pytest.mark.integration
 

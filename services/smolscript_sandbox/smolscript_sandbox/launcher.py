@@ -43,7 +43,7 @@ def build(directory: Path) -> Path:
     gcc = shutil.which("gcc")
     if gcc is None:
         raise SandboxInfraError("gcc not found: the sandbox launcher is compiled at start-up "
-                                "(environments/smolscript/sandbox/setup_host.sh installs it)")
+                                "(services/smolscript_sandbox/setup_host.sh installs it)")
     text = source()
     version = subprocess.run([gcc, "-dumpfullversion"], capture_output=True, text=True,
                              check=False).stdout.strip()

@@ -13,7 +13,7 @@ from smolscript_sandbox.container import ContainerLimits, container_config
 
 pytestmark = pytest.mark.unit
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
 K8S_VERSION = "1.33.0"  # the oldest minor with hostUsers and procMount in the schemas we need
 MANIFESTS = sorted((DEPLOY / "k8s").glob("*.yaml"))
 

@@ -7,7 +7,6 @@ import os
 import subprocess
 
 import pytest
-
 from smolscript_sandbox import launcher as launcher_module
 from smolscript_sandbox.errors import SandboxInfraError
 from smolscript_sandbox.launcher import build, source

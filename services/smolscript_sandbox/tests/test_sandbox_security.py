@@ -27,7 +27,7 @@ import httpx
 import pytest
 from smolscript_sandbox.client import SandboxClient
 
-from tests.smolscript._targets import Target
+from tests.support.sandbox_targets import Target
 
 pytestmark = pytest.mark.integration
 

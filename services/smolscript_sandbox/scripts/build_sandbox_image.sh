@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Build the smolscript scoring-service image (environments/smolscript/sandbox/Dockerfile).
-#   bash scripts/build_sandbox_image.sh [TAG]          default TAG: smolscript-sandbox:0.1.0
-# Needs a running Docker engine ($DOCKER_HOST; scripts/dockerd.sh start makes one) and, on the
+# Build the smolscript scoring-service image (services/smolscript_sandbox/Dockerfile).
+#   bash services/smolscript_sandbox/scripts/build_sandbox_image.sh [TAG]          default TAG: smolscript-sandbox:0.1.0
+# Needs a running Docker engine ($DOCKER_HOST; services/smolscript_sandbox/scripts/dockerd.sh start makes one) and, on the
 # host, the toolchains of setup_host.sh (rustc under /opt/rust, node at /usr/bin/node): they are
 # copied into the image at their pinned versions. Steps:
 #   1. base image: $BASE_IMAGE if set (say debian:bookworm-slim, with a registry), else
@@ -14,7 +14,7 @@
 #      change of the service's code rebuilds only the last ones;
 #   4. prints one summary line: tag, image ID (sha256), size, build time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../.."
 
 TAG="${1:-smolscript-sandbox:0.1.0}"
 LOCAL_BASE="local/bookworm:base"
@@ -45,14 +45,14 @@ fi
 
 for need in "$RUST_SRC/bin/rustc" "$NODE_SRC"; do
   if [[ ! -x "$need" ]]; then
-    echo "build_sandbox_image: $need missing (run environments/smolscript/sandbox/setup_host.sh)" >&2
+    echo "build_sandbox_image: $need missing (run services/smolscript_sandbox/setup_host.sh)" >&2
     exit 1
   fi
 done
 
 ctx="$(mktemp -d /var/tmp/smolscript-image-ctx.XXXXXX)"
 trap 'rm -rf "$ctx"' EXIT
-cp environments/smolscript/sandbox/Dockerfile "$ctx/"
+cp services/smolscript_sandbox/Dockerfile "$ctx/"
 mkdir -p "$ctx/wheels" "$ctx/service" "$ctx/toolchains/rust/bin" "$WHEEL_CACHE"
 # Python dependencies: the versions of uv.lock, with their hashes, downloaded here (the host's
 # pip configuration carries the certificates of this network) into a cache kept between builds,
