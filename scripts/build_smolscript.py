@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from smolscript_builder.build import build_artifacts
+    from smolscript_builder.editions import FROZEN_ARCHIVES
 
     started = time.perf_counter()
     # --check compares with the committed files as validated: their recorded execution result
@@ -43,8 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     files = build_artifacts(include_web=not args.program_only, execution=execution)
     elapsed = time.perf_counter() - started
     out: Path = args.out
+    # Frozen earlier editions are kept as published: never built, compared or removed here.
     existing = (
-        {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+        {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()
+         and not p.relative_to(out).as_posix().startswith(tuple(FROZEN_ARCHIVES.values()))}
         if out.exists()
         else set()
     )

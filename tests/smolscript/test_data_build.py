@@ -56,13 +56,34 @@ def include_web(committed) -> bool:
 def test_fresh_build_is_byte_identical_to_committed_files(committed, include_web):
     """A second run (this process, another hash seed) reproduces every committed byte."""
     from smolscript_builder.build import build_artifacts
+    from smolscript_builder.editions import FROZEN_ARCHIVES
 
     report = json.loads(committed["validation_report.json"])
     # The execution result is recorded later, by the validator, for these same files.
     fresh = build_artifacts(include_web=include_web, execution=report["execution"])
-    assert sorted(fresh) == sorted(committed)
+    built = {p for p in committed if not p.startswith(tuple(FROZEN_ARCHIVES.values()))}
+    assert sorted(fresh) == sorted(built)
     for path, data in fresh.items():
         assert data == committed[path], path
+
+
+def test_the_frozen_0_3_0_edition_is_kept_as_published(committed):
+    """archive/v0.3.0 is never rebuilt: its files match the checksums pinned beside them, it
+    has the default edition's ids, prompts and program tests, and it loads as an edition."""
+    from smolscript.data import load_hidden, load_tasks
+    from smolscript_builder.checks import check_frozen_archives
+
+    assert check_frozen_archives(committed)["passed"]
+    old, new = load_tasks("default-0.3.0"), load_tasks("default")
+    assert [r["id"] for r in old] == [r["id"] for r in new]
+    assert [r["prefix"] for r in old] == [r["prefix"] for r in new]
+    old_hidden, new_hidden = load_hidden("default-0.3.0"), load_hidden("default")
+    for row in new:
+        same = old_hidden[row["id"]] == new_hidden[row["id"]]
+        assert same == (row["language"] not in ("html", "css")), row["id"]
+    tampered = dict(committed)
+    tampered["archive/v0.3.0/smolscript.jsonl"] += b"\n"
+    assert not check_frozen_archives(tampered)["passed"]
 
 
 def test_the_card_states_the_validation_report(committed):

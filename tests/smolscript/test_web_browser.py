@@ -268,3 +268,41 @@ def test_dead_browser_is_an_infra_error_not_a_model_failure(chromium):
 def test_malformed_jobs_are_rejected(chromium, job, message):
     with pytest.raises(JobRejected, match=message):
         chromium.run(job)
+
+
+# `visible` with `rendered` (issue 25): shown to a reader, not only laid out. Each hiding
+# technique must read as not shown; the plain `visible` op (DOM toggles, the hidden paragraph
+# of 0.3.0 tasks) keeps its meaning: a box exists.
+SHOWN_CASES = [
+    ("<ul><li>a</li></ul>", True, True, "plain markup"),
+    ('<div style="width: 50px"><ul><li>a</li></ul></div>', True, True, "narrow parent"),
+    # (an option has no box of its own: the plain op reads it as hidden)
+    ("<select><option>a</option></select>", True, False, "an option of a shown select"),
+    ("<div hidden><ul><li>a</li></ul></div>", False, False, "hidden ancestor"),
+    ('<ul style="display: none"><li>a</li></ul>', False, False, "display none"),
+    ('<ul style="visibility: hidden"><li>a</li></ul>', False, True, "visibility hidden"),
+    ('<div style="opacity: 0"><ul><li>a</li></ul></div>', False, True, "opacity 0 ancestor"),
+    ('<ul style="position: absolute; left: -9999px"><li>a</li></ul>', False, True, "off page"),
+    ('<ul style="position: absolute; top: -500px"><li>a</li></ul>', False, True, "above page"),
+    ('<div style="height: 0; overflow: hidden"><ul><li>a</li></ul></div>', False, True,
+     "clipped to nothing"),
+    ('<ul><li style="font-size: 0; line-height: 0">a</li></ul>', False, True, "zero height"),
+    ('<ul style="transform: scale(0)"><li>a</li></ul>', False, True, "scaled to nothing"),
+    ("<details><summary>s</summary><ul><li>a</li></ul></details>", False, False,
+     "closed details"),
+    ('<select><option hidden>a</option></select>', False, None, "hidden option"),
+    ('<div hidden><select><option>a</option></select></div>', False, None,
+     "option of a hidden select"),
+]
+
+
+@pytest.mark.parametrize("markup,shown,boxed,why", SHOWN_CASES, ids=[c[3] for c in SHOWN_CASES])
+def test_rendered_visibility_reads_every_hiding_technique(chromium, markup, shown, boxed, why):
+    target = "option" if "option" in markup else "li"
+    probes = [{"id": "r", "op": "visible", "selector": target, "rendered": True},
+              {"id": "v", "op": "visible", "selector": target}]
+    result = chromium.run(_job("html", markup, probes))
+    assert result["status"] == "ok", result
+    assert result["observations"]["r"] == {"ok": True, "value": shown}, why
+    if boxed is not None:
+        assert result["observations"]["v"] == {"ok": True, "value": boxed}, why

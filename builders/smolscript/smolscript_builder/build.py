@@ -116,7 +116,7 @@ def web_task(language: str, record: Mapping[str, Any]) -> Task:
         "reference_solution": record["reference_solution"],
         "negative_control": record["negative_control"],
         "near_miss": record.get("near_miss"),
-        "near_miss_description": None,
+        "near_miss_description": record.get("near_miss_description"),
         "near_miss_stages": None,
     }
     hidden = {"id": identifier, "tests": record["hidden_tests"], "near_miss_tests": []}

@@ -49,6 +49,10 @@ configs:
   data_files:
   - split: test
     path: archive/v0.1.0/smolscript.parquet
+- config_name: default-0.3.0
+  data_files:
+  - split: test
+    path: archive/v0.3.0/smolscript.parquet
 ---
 """
 
@@ -166,9 +170,13 @@ JavaScript includes {dom_count} browser DOM/event tasks.
 
 Programming families: {"; ".join(f"**{k}**: {v}" for k, v in FAMILY_TEXT.items())}.
 The category is the kind of the last pipeline stage (transform, filter, reduce, condition,
-digits, ...). HTML tasks check elements, attributes, text and nesting; CSS tasks check computed
-styles on a fixed fixture, selector scope, untouched distractors, flex geometry and responsive
-breakpoints; DOM tasks check event handling in a real browser.
+digits, ...). HTML tasks check elements, attributes, text and nesting, the number of elements
+of each kind, and that every element is shown (not hidden by an attribute, display, visibility,
+opacity, a zero-size or clipped box, or placement off the page), except one the task hides; CSS
+tasks check computed styles on a fixed fixture on every element a selector matches (the match
+counts are checked too), selector scope, untouched distractors, flex geometry and responsive
+breakpoints at each breakpoint, 1 px below it and 80 px on either side; DOM tasks check event
+handling in a real browser.
 
 ## How the tasks were made
 
@@ -191,7 +199,9 @@ breakpoints; DOM tasks check event handling in a real browser.
   scores 0 on it.
 - Each task has a negative control (a deliberately wrong solution: +1, negated, or an extra
   item) and, where the grammar allows, a near-miss (a stage left out or a predicate weakened)
-  with hidden inputs that expose it.
+  with hidden inputs that expose it. Web near misses are answers the probes must catch: the
+  asked HTML inside a `<div hidden>`, a stylesheet that styles only the first of several
+  matching elements, a breakpoint moved by 40 px.
 - Variants differ in operations, not only in names or numbers: no two tasks (in any language
   or difficulty) share an operation structure (the sequence of operations with the kinds of
   their predicates and mappings), so constants alone never tell two tasks apart. Pipelines
@@ -214,12 +224,27 @@ breakpoints; DOM tasks check event handling in a real browser.
 | full2000 | archive/v0.1.0 | {EDITION_SIZES["full2000"]} | generated |
 | previous1000 | archive/v0.2.0 | {EDITION_SIZES["previous1000"]} | full2000 |
 | default | (root) | {EDITION_SIZES["default"]} | previous1000 |
+| default-0.3.0 | archive/v0.3.0 | {EDITION_SIZES["default"]} | default as published at 0.3.0 (frozen) |
 
 Each selection is a deterministic SHA256 ranking within language x modality x difficulty x
 family x category strata (`selection_manifest.json` lists every id and its hash). Ids,
 instructions, references and tests of a selected task are identical in every edition. The
 full2000 and previous1000 compositions are the default table scaled to 2,000 and 1,000 by
-largest remainder.
+largest remainder. `archive/v0.3.0/` is not rebuilt: it keeps the default edition of dataset
+version 0.3.0 byte for byte (`archive/v0.3.0/checksums.json`), so that earlier results stay
+reproducible; never pool its scores with the current edition's.
+
+## Changes
+
+- **0.4.0** (issue 25): HTML and CSS hidden tests check the whole task. Every observed
+  selector's match count is checked and every match is probed (0.3.0 probed the first match:
+  a stylesheet styling only the first matching element passed 9 of the 35 CSS tasks); media
+  queries are tested at each breakpoint and 1 px below it (0.3.0 tested 80 px either side, so
+  a 540 px breakpoint passed a 480 px task); every HTML element must be shown (0.3.0 passed
+  correct markup hidden in a `<div hidden>`: 35 of 35 HTML tasks). Web tasks gained near
+  misses for each of these faults. Ids, instructions, prompts, references and program tasks
+  are unchanged; HTML and CSS scores of 0.3.0 and 0.4.0 are not comparable.
+- **0.3.0**: the default edition of 350 tasks (now `default-0.3.0`).
 
 ## Files
 
@@ -229,7 +254,9 @@ largest remainder.
 - `references/solutions.jsonl`: reference solution, negative control and near-miss sources.
 - `private_tests/hidden.jsonl`: hidden tests with expected values. Published for auditing;
   never put them or the references into a model's context.
-- `archive/v0.1.0/`, `archive/v0.2.0/`: the same files for full2000 and previous1000.
+- `archive/v0.1.0/`, `archive/v0.2.0/`: the same files for full2000 and previous1000;
+  `archive/v0.3.0/`: the default edition of dataset version 0.3.0 (frozen, with its own
+  `checksums.json` and `validation_report.json`).
 - `selection_manifest.json`, `audit_report.json`, `validation_report.json`, `checksums.json`
   (SHA256 of every file except itself and the validation report).
 

@@ -20,6 +20,7 @@ from smolscript.types import canonical_output, encode_stdin
 
 from smolscript_builder.editions import (
     EDITIONS,
+    FROZEN_ARCHIVES,
     count_cells,
     edition_counts,
     select,
@@ -49,12 +50,17 @@ def load_edition(files: Mapping[str, bytes], edition: str) -> dict[str, list[dic
     }
 
 
+def _frozen(path: str) -> bool:
+    return path.startswith(tuple(FROZEN_ARCHIVES.values()))
+
+
 def checksums(files: Mapping[str, bytes]) -> dict[str, str]:
-    """SHA256 of every artifact except the checksum file and the (re-runnable) report."""
+    """SHA256 of every built artifact except the checksum file and the (re-runnable) report
+    (frozen archives carry their own checksums.json)."""
     return {
         path: hashlib.sha256(data).hexdigest()
         for path, data in sorted(files.items())
-        if path not in UNCHECKSUMMED
+        if path not in UNCHECKSUMMED and not _frozen(path)
     }
 
 
@@ -271,6 +277,18 @@ def check_uniqueness_and_web(files: Mapping[str, bytes]) -> Check:
     return _result(errors)
 
 
+def check_probe_coverage(files: Mapping[str, bytes]) -> Check:
+    """Every HTML/CSS task's probes check the whole task (`web.coverage`): each observed
+    selector's count pinned and every match probed, every HTML element's visibility checked,
+    test widths at each breakpoint and 1 px below it."""
+    from smolscript_builder.web.coverage import coverage_errors
+
+    data = load_edition(files, "full2000")
+    errors = [error for pub, hid in zip(data["public"], data["hidden"], strict=True)
+              if pub["modality"] == "browser" for error in coverage_errors(pub, hid)]
+    return _result(errors)
+
+
 def check_parquet(files: Mapping[str, bytes]) -> Check:
     """Each edition's Parquet decodes (json.loads on string columns) to its JSONL rows."""
     errors = []
@@ -296,6 +314,22 @@ def check_checksums(files: Mapping[str, bytes]) -> Check:
     return _result(errors, files=len(listed))
 
 
+def check_frozen_archives(files: Mapping[str, bytes]) -> Check:
+    """Each frozen archive holds exactly the files its own checksums.json pins, unchanged."""
+    errors = []
+    for edition, prefix in FROZEN_ARCHIVES.items():
+        if prefix + "checksums.json" not in files:
+            errors.append(f"{edition}: {prefix}checksums.json missing")
+            continue
+        listed = json.loads(files[prefix + "checksums.json"])
+        actual = {path[len(prefix):]: hashlib.sha256(data).hexdigest()
+                  for path, data in files.items()
+                  if path.startswith(prefix) and path != prefix + "checksums.json"}
+        errors += [f"{edition}: {p} differs from its pinned checksum"
+                   for p in sorted(set(listed) | set(actual)) if listed.get(p) != actual.get(p)]
+    return _result(errors, archives=sorted(FROZEN_ARCHIVES))
+
+
 def static_checks(
     files: Mapping[str, bytes], include_web: bool, with_checksums: bool = True
 ) -> dict[str, Check]:
@@ -307,10 +341,12 @@ def static_checks(
         "program_tasks": check_program_tasks(files),
         "python_parse": check_python_parse(files),
         "uniqueness_and_web": check_uniqueness_and_web(files),
+        "probe_coverage": check_probe_coverage(files),
         "parquet": check_parquet(files),
     }
-    if with_checksums:
+    if with_checksums:  # files on disk (the build's own map has no frozen archive)
         results["checksums"] = check_checksums(files)
+        results["frozen_archives"] = check_frozen_archives(files)
     return results
 
 

@@ -26,6 +26,9 @@ EDITIONS: dict[str, str] = {
     "default": ".",
     "previous1000": "archive/v0.2.0",
     "full2000": "archive/v0.1.0",
+    # The default edition as published at dataset version 0.3.0 (before issue 25's HTML/CSS
+    # probes): same tasks and prompts, fewer hidden checks. Scores of the two never pool.
+    "default-0.3.0": "archive/v0.3.0",
 }
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "moderate")
 PUBLIC_FILE = "smolscript.jsonl"

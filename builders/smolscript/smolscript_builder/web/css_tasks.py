@@ -52,6 +52,8 @@ class CssTask:
     checks: Checks
     spec: dict
     viewports: list[dict] = field(default_factory=lambda: [{"width": 800, "height": 600}])
+    near_miss: str | None = None
+    near_miss_description: str | None = None
 
 
 def _colour(rng: random.Random, avoid: set[str]) -> tuple[str, str]:
@@ -103,7 +105,10 @@ SCOPE_PROPS = ["color", "background-color", "font-weight", "font-style", "text-t
 
 
 def _scope_pattern(rng: random.Random, difficulty: str) -> dict:
-    """Fixture markup, selector, target/distractor selectors and their descriptions."""
+    """Fixture markup, selector, target/distractor selectors and their descriptions.
+
+    `many` gives the fixture's match count of each target/distractor selector that matches
+    more than one element (the others match one); the browser checks every count."""
     s, a, b = rng.sample(CLASS_WORDS, 3)
     w = rng.sample(WORD_SETS[rng.choice(sorted(WORD_SETS))], 5)
     kinds = {"easy": ["class", "type"], "medium": ["descendant", "attr", "first", "last"],
@@ -116,11 +121,13 @@ def _scope_pattern(rng: random.Random, difficulty: str) -> dict:
         if kind == "class":
             return dict(kind=kind, markup=markup, selector=f".{a}", broad="p",
                         targets=[f"p.{a}", f"span.{a}"], distractors=[f"p.{b}"],
+                        many={f"p.{a}": 2},
                         target_text=f'every element with class "{a}"',
                         distractor_text=f'The "{b}" paragraph')
         return dict(kind=kind, markup=markup, selector=f"{tag}.{a}", broad=f".{a}",
                     targets=[f"{tag}.{a}"], distractors=[f"{'span' if tag == 'p' else 'p'}.{a}",
                                                          f"p.{b}"],
+                    many={f"p.{a}": 2},
                     target_text=f'the {tag} elements with class "{a}" (only {tag} elements)',
                     distractor_text=f'Other elements, including other "{a}" elements,',
                     plural=True)
@@ -145,6 +152,7 @@ def _scope_pattern(rng: random.Random, difficulty: str) -> dict:
             for i in range(4))
         return dict(kind=kind, markup=markup, selector='a[href^="https:"]', broad="a",
                     targets=['a[href^="https:"]'], distractors=['a[href^="/"]'],
+                    many={'a[href^="https:"]': 2, 'a[href^="/"]': 2},
                     target_text='the links whose href starts with "https:"',
                     distractor_text="The site-relative links", plural=True)
     if kind == "sibling":
@@ -178,15 +186,17 @@ def build_scope(rng: random.Random, difficulty: str) -> CssTask:
     decls = [_declaration(p, rng, used) for p in rng.sample(SCOPE_PROPS, n_props)]
     body = "; ".join(d.text for d in decls)
     checks = Checks()
+    many = pattern.get("many", {})
     for sel in pattern["targets"]:
         for d in decls:
             for prop, value in d.computed.items():
-                checks.add("style", sel, "css", value, f"{sel} {prop}", property=prop)
+                checks.add_each("style", sel, many.get(sel, 1), "css", value, f"{sel} {prop}",
+                                property=prop)
     for sel in pattern["distractors"]:
         for d in decls:
             for prop in d.computed:
-                checks.add("style", sel, "css", DEFAULTS[prop], f"{sel} keeps {prop}",
-                           property=prop)
+                checks.add_each("style", sel, many.get(sel, 1), "css", DEFAULTS[prop],
+                                f"{sel} keeps {prop}", property=prop)
     says = ", ".join(d.says for d in decls)
     keep = "must keep their" if pattern.get("plural") else "must keep its"
     instruction = (f"Give {pattern['target_text']} {says}. {pattern['distractor_text']} "
@@ -197,9 +207,15 @@ def build_scope(rng: random.Random, difficulty: str) -> CssTask:
     else:  # negative: right scope, first declaration missing (every value differs from base)
         kept = "; ".join(["display: block"] + [d.text for d in decls[1:]])
         wrong = f"{pattern['selector']} {{ {kept}; }}\n"
+    near = first_only = None
+    if any(many.get(sel, 1) > 1 for sel in pattern["targets"]):
+        sel = pattern["selector"]
+        near = f"{sel}:not({sel} ~ {sel}) {{ {body}; }}\n"
+        first_only = "styles only the first of the sibling elements the selector matches"
     return CssTask(category, pattern["markup"], "", instruction,
                    f"{pattern['selector']} {{ {body}; }}\n", wrong, checks,
-                   {"pattern": pattern["kind"], "decls": [d.computed for d in decls]})
+                   {"pattern": pattern["kind"], "decls": [d.computed for d in decls]},
+                   near_miss=near, near_miss_description=first_only)
 
 
 def build_box(rng: random.Random, difficulty: str) -> CssTask:
@@ -217,8 +233,8 @@ def build_box(rng: random.Random, difficulty: str) -> CssTask:
     says = [f"centre it horizontally in .frame with auto left/right margins, a {top}px top "
             f"margin and no bottom margin"]
     left = (frame_w - box_w) / 2
-    checks.add("rect", f".{box}", "rect", {"x": left, "y": top, "width": box_w}, "box position",
-               relative_to=".frame")
+    checks.add_each("rect", f".{box}", 1, "rect", {"x": left, "y": top, "width": box_w},
+                    "box position", relative_to=".frame")
     checks.add("style", f".{box}", "css", "0px", "box margin-bottom", property="margin-bottom")
     spec: dict = {"frame": frame_w, "box": box_w, "top": top}
     if difficulty != "easy":
@@ -250,8 +266,8 @@ def build_box(rng: random.Random, difficulty: str) -> CssTask:
         checks.add("style", f".{box}", "css", rgb, "border colour",
                    property="border-bottom-color")
         spec["border"] = [w, rgb]
-    checks.add("rect", f".{other}", "rect", {"x": 0, "y": top + 40, "width": box_w},
-               "other box stays at the left, below", relative_to=".frame")
+    checks.add_each("rect", f".{other}", 1, "rect", {"x": 0, "y": top + 40, "width": box_w},
+                    "other box stays at the left, below", relative_to=".frame")
     checks.add("style", f".{other}", "css", "0px", "other box keeps padding",
                property="padding-left")
     instruction = (f'For the ".{box}" element: {"; ".join(says)}. The ".{other}" element must '
@@ -324,10 +340,10 @@ def build_flex(rng: random.Random, difficulty: str) -> CssTask:
             rect = {"x": offsets[k], "y": cross_off, "width": mains[k], "height": cross}
         else:
             rect = {"x": cross_off, "y": offsets[k], "width": cross, "height": mains[k]}
-        checks.add("rect", f".{cls} > .i{k + 1}", "rect", rect, f"item {k + 1} geometry",
-                   relative_to=f".{cls}")
-    checks.add("style", ".plain", "css", "block", "the .plain box stays a block",
-               property="display")
+        checks.add_each("rect", f".{cls} > .i{k + 1}", 1, "rect", rect,
+                        f"item {k + 1} geometry", relative_to=f".{cls}")
+    checks.add_each("style", ".plain", 1, "css", "block", "the .plain box stays a block",
+                    property="display")
     decls = ["display: flex"]
     says = [f'Make ".{cls}" a flex container laying its items out in a {direction}']
     if direction == "column":
@@ -359,6 +375,21 @@ def build_flex(rng: random.Random, difficulty: str) -> CssTask:
 
 
 BREAKPOINTS = [480, 520, 560, 600, 640, 700, 720, 768, 800, 840, 900, 960, 1024]
+# Test widths: 80 px below the first breakpoint, each breakpoint, 1 px below it and 80 px
+# above it. A breakpoint anywhere but the asked one then fails at one of them (the near miss
+# moves it by NEAR_SHIFT, between the old test widths p - 80 and p + 80).
+MARGIN, NEAR_SHIFT = 80, 40
+SHIFTED = f"the breakpoint moved {NEAR_SHIFT}px up (between the outer test widths)"
+
+
+def breakpoint_widths(points: list[int]) -> list[int]:
+    """Viewport widths that pin every breakpoint of `points` (ascending) exactly."""
+    return sorted({points[0] - MARGIN} | {w for p in points for w in (p - 1, p, p + MARGIN)})
+
+
+def _query(mode: str, point: int) -> str:
+    """The media query active from `point` on (min) or below `point` (max)."""
+    return f"({mode}-width: {point if mode == 'min' else point - 1}px)"
 
 
 def _responsive_change(rng: random.Random, used: set[str]) -> tuple[str, str, str, dict]:
@@ -392,35 +423,39 @@ def build_responsive(rng: random.Random, difficulty: str) -> CssTask:
               "</div>")
     base = (".sidebar { width: 200px; }\n.title { font-size: 16px; }\n"
             ".sidebar, .content, .title { display: block; }\n")
-    widths = [points[0] - 80] + [p + 80 for p in points]
+    widths = breakpoint_widths(points)
     viewports = [{"width": w, "height": 600} for w in widths]
     base_values = {"display": "block", "width": "200px"} | DEFAULTS
     checks, rules, says, used = Checks(), [], [], set()
     changes_per_rule = 2 if difficulty != "easy" else 1
-    spec_rules = []
+    spec_rules, expected = [], []
     for point in points:
         changes = [_responsive_change(rng, used) for _ in range(changes_per_rule)]
-        query = f"({mode}-width: {point if mode == 'min' else point - 1}px)"
         body = " ".join(f"{sel} {{ {decl}; }}" for sel, decl, _, _ in changes)
-        rules.append(f"@media {query} {{ {body} }}")
+        rules.append(f"@media {_query(mode, point)} {{ {body} }}")
         says.append(f"at viewport widths {'of at least' if mode == 'min' else 'below'} "
                     f"{point}px, " + " and ".join(w for _, _, w, _ in changes))
         spec_rules.append([mode, point, [(s, c) for s, _, _, c in changes]])
-        for sel, _, _, computed in changes:
-            for prop, value in computed.items():
-                for view, width in enumerate(widths):
-                    active = width >= point if mode == "min" else width < point
-                    want = value if active else base_values[prop]
-                    checks.add("style", sel, "css", want, f"{sel} {prop} at {width}px",
-                               property=prop, viewport=view)
+        expected += [(point, sel, prop, value) for sel, _, _, computed in changes
+                     for prop, value in computed.items()]
+    # One viewport at a time (the executor resizes once per viewport, not once per probe).
+    for view, width in enumerate(widths):
+        for point, sel, prop, value in expected:
+            active = width >= point if mode == "min" else width < point
+            want = value if active else base_values[prop]
+            checks.add_each("style", sel, 1, "css", want, f"{sel} {prop} at {width}px",
+                            property=prop, viewport=view)
     instruction = ("Using media queries: " + "; ".join(says) + ". Outside those widths every "
                    "element keeps its current styles.")
     reference = "\n".join(rules) + "\n"
     flipped = "max" if mode == "min" else "min"
     negative = "\n".join(r.replace(f"({mode}-width", f"({flipped}-width") for r in rules) + "\n"
+    near = reference
+    for point in points:
+        near = near.replace(_query(mode, point), _query(mode, point + NEAR_SHIFT))
     spec = {"rules": spec_rules}
     return CssTask("breakpoints", markup, base, instruction, reference, negative, checks, spec,
-                   viewports)
+                   viewports, near_miss=near, near_miss_description=SHIFTED)
 
 
 def build_responsive_flex(rng: random.Random, difficulty: str) -> CssTask:
@@ -433,7 +468,7 @@ def build_responsive_flex(rng: random.Random, difficulty: str) -> CssTask:
     markup = f'<div class="{cls}">\n' + "\n".join(
         f'  <div class="card">{k + 1}</div>' for k in range(n)) + "\n</div>"
     base = f".card {{ width: {w}px; height: {h}px; }}\n"
-    widths = [point - 80, point + 80]
+    widths = breakpoint_widths([point])
     checks = Checks()
     decls = ["display: flex", f"gap: {gap}px"]
     says = f"a flex row with a {gap}px gap"
@@ -443,25 +478,27 @@ def build_responsive_flex(rng: random.Random, difficulty: str) -> CssTask:
         decls.append(f"justify-content: {align}")
         says += f" and justify-content {align}"
     row_width = n * w + (n - 1) * gap
-    for k in range(n):
-        narrow = {"x": 0, "y": k * h, "width": w}
-        start = 0.0
-        if align:
-            free = widths[1] - row_width
-            start = free / 2 if align == "center" else free
-        wide = {"x": start + k * (w + gap), "y": 0, "width": w}
-        for view, rect in ((0, narrow), (1, wide)):
-            checks.add("rect", f".{cls} > .card", "rect", rect,
-                       f"card {k + 1} at {widths[view]}px", index=k, viewport=view,
-                       relative_to=f".{cls}")
+    if row_width > point:  # the cards would shrink at the breakpoint: not what is computed
+        raise ValueError(f"a {row_width}px row does not fit a {point}px viewport")
+    checks.count(f".{cls} > .card", n)
+    for view, width in enumerate(widths):
+        free = width - row_width
+        start = {None: 0.0, "center": free / 2, "flex-end": free}[align]
+        for k in range(n):
+            rect = ({"x": 0, "y": k * h, "width": w} if width < point
+                    else {"x": start + k * (w + gap), "y": 0, "width": w})
+            checks.add("rect", f".{cls} > .card", "rect", rect, f"card {k + 1} at {width}px",
+                       index=k, viewport=view, relative_to=f".{cls}")
     reference = f"@media (min-width: {point}px) {{ .{cls} {{ {'; '.join(decls)}; }} }}\n"
     negative = (f"@media (max-width: {point}px) {{ .{cls} {{ {'; '.join(decls)}; }} }}\n"
                 if rng.random() < 0.5 else f".{cls} {{ {'; '.join(decls)}; }}\n")
     instruction = (f'At viewport widths of at least {point}px, lay out ".{cls}" as {says}; '
                    f"narrower than that, the cards stay stacked as blocks exactly as now.")
+    near = reference.replace(f"(min-width: {point}px)", f"(min-width: {point + NEAR_SHIFT}px)")
     return CssTask("breakpoints", markup, base, instruction, reference, negative, checks,
                    {"flex_point": point, "cards": [n, w, h], "gap": gap, "justify": align},
-                   [{"width": x, "height": 600} for x in widths])
+                   [{"width": x, "height": 600} for x in widths], near_miss=near,
+                   near_miss_description=SHIFTED)
 
 
 BUILDERS: dict[str, tuple[Callable[[random.Random, str], CssTask], ...]] = {
@@ -505,6 +542,7 @@ def draw_css_task(rng: random.Random, difficulty: str,
         category=task.category, instruction=task.instruction,
         input_domain=CSS_DOMAIN.format(views=views), prefix=prefix,
         reference_body=task.reference, negative_body=task.negative, checks=task.checks,
+        near_miss_body=task.near_miss, near_miss_description=task.near_miss_description,
         spec={"markup": task.markup, "base": task.base, **task.spec},
         shape=_css_shape(task.spec),
         fixture=fixture_page(task.markup, base), base_styles=base, viewports=task.viewports)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .html_tree import Attr, Node, el, mutate, serialize, structure, tree_checks
+from .html_tree import Attr, Node, el, hide, mutate, serialize, structure, tree_checks
 from .records import WebTaskDraft
 from .vocab import CLASS_WORDS, SLUGS, WORD_SETS
 
@@ -383,4 +383,6 @@ def draw_html_task(rng: random.Random, difficulty: str, builder: Builder) -> Web
         language="html", kind="html", difficulty=difficulty, family="markup",
         category=category, instruction=instruction, input_domain=HTML_DOMAIN, prefix=prefix,
         reference_body=reference[1:], negative_body=negative[1:], checks=tree_checks(root),
+        near_miss_body=hide(root)[1:] + "\n",
+        near_miss_description="the asked markup, hidden in a <div hidden>",
         spec={"tree": structure(root)}, shape={"tree": structure(root, with_values=False)})

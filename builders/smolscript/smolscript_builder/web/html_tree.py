@@ -103,16 +103,24 @@ def tree_checks(root: Node) -> Checks:
     """Probes and hidden tests that pin down `root`: child tags, text and attributes.
 
     Each element is addressed by its tag chain from the root (`ul > li > a`) plus its index
-    among all matches of that chain in document order, as `querySelectorAll` would count.
+    among all matches of that chain in document order, as `querySelectorAll` would count;
+    each chain must match exactly as many elements as the tree has (no extra copies), and
+    every element must be shown to a reader (`visible` with `rendered`), except one the task
+    hides (the `hidden` attribute) and what is inside it.
     """
     checks = Checks()
     nodes = _walk(root)
+    hidden = _hidden(root)
     for node, path in nodes:
         selector = " > ".join(path)
         matches = [n for n, p in nodes if _matches(p, path)]
         index = next(i for i, n in enumerate(matches) if n is node)
         where = {"index": index} if index else {}
         label = f"{selector}[{index}]" if index else selector
+        checks.count(selector, len(matches))
+        if id(node) not in hidden:
+            checks.add("visible", selector, "bool", True, f"{label} is shown", rendered=True,
+                       **where)
         if node.children:
             checks.add("tags", selector, "exact", [c.tag for c in node.children],
                        f"{label} contains {', '.join(c.tag for c in node.children)}", **where)
@@ -123,6 +131,21 @@ def tree_checks(root: Node) -> Checks:
         for attr in node.attrs:
             _attr_check(checks, attr, selector, label, where)
     return checks
+
+
+def _hidden(root: Node, inside: bool = False) -> set[int]:
+    """ids of the nodes the tree hides: those with a `hidden` attribute and their subtrees."""
+    here = inside or any(a.match == "hidden" for a in root.attrs)
+    out = {id(root)} if here else set()
+    for child in root.children:
+        out |= _hidden(child, here)
+    return out
+
+
+def hide(root: Node) -> str:
+    """The tree's markup inside a `<div hidden>`: every element and text as asked, none shown
+    (a near miss that only visibility checks catch)."""
+    return f"<div hidden>\n{serialize(root, 1)}\n</div>"
 
 
 def _attr_check(checks: Checks, attr: Attr, selector: str, label: str, where: dict) -> None:

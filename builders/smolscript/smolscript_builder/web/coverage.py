@@ -1,0 +1,58 @@
+"""Static rules that a browser task's probes check the whole task, not a part of it.
+
+`coverage_errors(public_row, hidden_row)` lists the ways a task's probes could pass an answer
+that does less than the task asks (issue 25): an observed selector whose element count is not
+pinned or whose matches are not all probed (an answer styling only the first would pass), an
+HTML element whose visibility is not checked (hidden markup would pass), a media-query
+breakpoint without test widths at it and 1 px below it (a breakpoint anywhere between two
+test widths would pass). Pure code; the full validation then runs the near misses that
+exploit each fault (`near_miss` of the references) and requires them to fail.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+ACTIONS = {"click", "input", "key"}
+KINDS = ("html", "css")  # DOM tasks address elements by id (one match each)
+
+
+def coverage_errors(public: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[str]:
+    """Why `public`'s probes check less than its task (empty when they check all of it)."""
+    scenario = public["tests"]
+    if scenario["kind"] not in KINDS:
+        return []
+    probes = {p["id"]: p for p in scenario["probes"]}
+    counts = {probes[t["probe"]]["selector"]: t["expected"]
+              for t in hidden["tests"] if t["match"] == "count"}
+    seen: dict[str, set[int]] = defaultdict(set)
+    shown: dict[str, set[int]] = defaultdict(set)
+    for probe in probes.values():
+        if probe["op"] in ACTIONS | {"count"}:
+            continue
+        seen[probe["selector"]].add(int(probe.get("index", 0)))
+        if probe["op"] == "visible":
+            shown[probe["selector"]].add(int(probe.get("index", 0)))
+    errors = []
+    for selector, indices in sorted(seen.items()):
+        if selector not in counts:
+            errors.append(f"{public['id']}: no count test for {selector!r}")
+        elif not set(range(int(counts[selector]))) <= indices:
+            errors.append(f"{public['id']}: {selector!r} matches {counts[selector]} elements, "
+                          f"probed at {sorted(indices)}")
+        if scenario["kind"] == "html" and shown[selector] != indices:
+            errors.append(f"{public['id']}: {selector!r} visibility not checked everywhere")
+    widths = {v["width"] for v in scenario["viewports"]}
+    for point in breakpoints(public["metadata"].get("spec") or {}):
+        if not {point - 1, point} <= widths:
+            errors.append(f"{public['id']}: breakpoint {point}px lacks test widths "
+                          f"{point - 1} and {point}")
+    return errors
+
+
+def breakpoints(spec: Mapping[str, Any]) -> list[int]:
+    """The media-query breakpoints (px) of a CSS task's structural spec."""
+    points = [int(rule[1]) for rule in spec.get("rules", [])]
+    return points + ([int(spec["flex_point"])] if "flex_point" in spec else [])
