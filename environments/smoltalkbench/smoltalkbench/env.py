@@ -183,7 +183,8 @@ def load_environment(
     0 stops the run at the first one; tolerated ones are excluded from the reward average and
     counted. `judge_label_bias` says how a re-ask is constrained to the labels ("none",
     "tokens" for llama-cpp-python, "ids:<ids of m>;<ids of M>"), `judge_min_label_mass` (in
-    [0, 1]) the share of probability the labels need for a verdict. `get_dataset()` is the train split (splits.py): the source conversations that are
+    [0, 1]) the share of probability the labels need for a verdict. `get_dataset()` is the
+    train split (splits.py): the source conversations that are
     not in the benchmark, read from `source_path` (a local copy) or the hub; built when asked
     for, it raises InfrastructureError when the source is unreachable. Raises ConfigError for
     invalid numbers.

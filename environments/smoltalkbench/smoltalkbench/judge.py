@@ -336,7 +336,7 @@ class Judgement:
     no_verdict: bool = False
     """The judge answered but gave no usable verdict, even re-asked: booked as the reply's loss."""
     trace_chars: int = 0
-    """Characters of the reply's reasoning trace (never judged, never counted by the length rule)."""
+    """Characters of the reply's reasoning trace (never judged nor length-counted)."""
 
     def to_dict(self) -> dict:
         """JSON-serialisable form, as saved with `vf-eval -C judge`."""
