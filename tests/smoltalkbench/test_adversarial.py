@@ -286,3 +286,17 @@ async def test_the_local_server_honours_the_constrained_reask(local_model_base_u
         result = await client.judge(row["instruction"], "No idea.", row["output"])
         assert not result.judge_error and not result.no_verdict, result
         assert result.raw_win_prob == pytest.approx(verdict.raw_win_prob, abs=1e-6)
+
+
+def test_the_report_counts_replies_without_a_verdict_as_losses():
+    from smoltalkbench import report
+
+    def row(no_verdict: float, win: float) -> dict:
+        return {"metrics": {"win_prob": win, "raw_win_prob": win, "length_penalized": 0.0,
+                            "reply_chars": 10.0, "judge_error": 0.0, "no_verdict": no_verdict},
+                "info": {"group": "everyday", "category": "c", "reference_chars": 10}}
+
+    summary = report.summarize([report.sample_from_row(row(1.0, 0.0)),
+                                report.sample_from_row(row(0.0, 1.0))])
+    assert summary.no_verdict == 1 and summary.overall.judged == 2
+    assert summary.overall.win_rate == pytest.approx(50.0)  # the loss stays in the rate

@@ -198,8 +198,9 @@ class JudgeClient:
             await asyncio.sleep(wait)
 
     async def _ask(self, messages: list[dict[str, str]], label: str,
-                   first_token: str | None = None) -> judge.Verdict:
-        """One ask (first_token None) or the re-ask after an answer without a verdict.
+                   first_token: str | None = None) -> tuple[judge.Verdict, bool]:
+        """(verdict, re-asked) of one ask (first_token None), followed by the re-ask when the
+        answer had no verdict; with first_token given, only the re-ask after that answer.
 
         The re-ask is constrained by `logit_bias` at temperature 0 where the config says how
         (`label_bias`); otherwise the judge's own token and a reminder turn are appended, as
@@ -209,18 +210,18 @@ class JudgeClient:
         if first_token is not None and bias is not None:
             reply = await self.top_logprobs(messages, judge.REASK_TOP_LOGPROBS, bias, 0.0)
             if reply.error:
-                return judge.Verdict(raw_win_prob=None, error=reply.error)
-            return judge.parse_constrained(reply.top_logprobs, label, reply.token)
+                return judge.Verdict(raw_win_prob=None, error=reply.error), True
+            return judge.parse_constrained(reply.top_logprobs, label, reply.token), True
         if first_token is not None:
             messages = [*messages, {"role": "assistant", "content": first_token},
                         {"role": "user", "content": judge.reask_text()}]
         reply = await self.top_logprobs(messages)
         if reply.error:
-            return judge.Verdict(raw_win_prob=None, error=reply.error)
+            return judge.Verdict(raw_win_prob=None, error=reply.error), first_token is not None
         verdict = judge.parse_verdict(reply.top_logprobs, label, self.config.min_label_mass)
         if verdict.no_verdict and first_token is None:
             return await self._ask(messages, label, reply.token or "")
-        return verdict
+        return verdict, first_token is not None
 
     async def judge(self, instruction: str, content: str, reference: str, *,
                     reasoning: str | None = None, seed: int = 0,
@@ -242,11 +243,12 @@ class JudgeClient:
         prompt = judge.build_prompt(instruction, split.answer.strip(), reference, seed)
         if not prompt.reply.strip():
             return judge.empty_reply(reference, split.trace_chars)
-        verdict = await self._ask(prompt.messages, prompt.label)
-        result = self._book(verdict, prompt, length_penalty_chars)
+        verdict, reasked = await self._ask(prompt.messages, prompt.label)
+        result = self._book(verdict, prompt, length_penalty_chars,
+                            f" after a re-ask ({self.config.label_bias})" if reasked else "")
         if result is None:
             control = judge.build_prompt(instruction, reference, reference, seed)
-            checked = await self._ask(control.messages, control.label)
+            checked, _ = await self._ask(control.messages, control.label)
             if checked.error:
                 result = judge.unscored(checked.error, prompt.reply, prompt.reference)
             elif checked.no_verdict:
@@ -261,8 +263,9 @@ class JudgeClient:
         return replace(result, trace_chars=split.trace_chars)
 
     @staticmethod
-    def _book(verdict: judge.Verdict, prompt: judge.JudgePrompt, k: int) -> judge.Judgement | None:
+    def _book(verdict: judge.Verdict, prompt: judge.JudgePrompt, k: int,
+              note: str) -> judge.Judgement | None:
         """The Judgement of a verdict or endpoint failure; None when there was no verdict."""
         if verdict.no_verdict:
             return None
-        return judge.judgement(verdict, prompt.label, prompt.reply, prompt.reference, k)
+        return judge.judgement(verdict, prompt.label, prompt.reply, prompt.reference, k, note)
