@@ -14,9 +14,10 @@ whatever characters it uses. Three steps, in order:
    confusables.txt, UTS #39, as shipped by the `confusable-homoglyphs` package). Where the
    skeleton spells a section tag (`<answer`, `</request`, with any suffix or spaces), the
    character standing for `<` becomes `‹`; where a line is a markdown heading at the prompt's
-   own level (`#`, `##`) or a heading of any level whose title holds one of the prompt's own
-   headings ("Your verdict", ...), the heading gets a backslash in front. The judge sees the
-   original characters otherwise (NFKC is only used to find look-alikes: `x²` stays `x²`).
+   own level (`#`, `##`, outside fenced code) or a heading of any level whose title holds one
+   of the prompt's own headings ("Your verdict", ...), the heading gets a backslash in front.
+   The judge sees the original characters otherwise (NFKC is only used to find look-alikes:
+   `x²` stays `x²`).
 
 The result is idempotent: neutralising neutralised text changes nothing.
 """
@@ -38,6 +39,7 @@ _IGNORABLE = (
 _TAG = re.compile(r"<\s*/?\s*(?:request|answer)(?![a-z0-9_])")
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]|$)(.*)")
 _SETEXT = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*")
+_CODE_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
 
 
 @cache
@@ -121,15 +123,23 @@ def _remove(text: str, word: str) -> str:
 
 
 def _heading_fixes(lines: list[str], titles: Iterable[str]) -> list[int]:
-    """Indices of the lines that are headings a reply must not show as headings."""
+    """Indices of the lines that are headings a reply must not show as headings.
+
+    Inside a fenced code block only headings holding a prompt title count (a `# comment` line
+    of Python stays as written).
+    """
     titles = tuple(titles)
-    fixes = []
+    fixes, in_code = [], False
     for n, line in enumerate(lines):
         skel = skeleton(line)[0]
+        if _CODE_FENCE.match(skel):
+            in_code = not in_code
+            continue
         atx = _ATX.fullmatch(skel)
         if atx:
             key = _title_key(atx.group(2))
-            if len(atx.group(1)) <= 2 or any(t in key for t in titles if t):
+            level_like_prompt = len(atx.group(1)) <= 2 and not in_code
+            if level_like_prompt or any(t in key for t in titles if t):
                 fixes.append(n)
         elif n and _SETEXT.fullmatch(skel) and lines[n - 1].strip():
             key = _title_key(lines[n - 1])
