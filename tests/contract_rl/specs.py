@@ -52,7 +52,7 @@ def smoltalk_judge(tasks: list[Any]) -> Callable[[dict], list[tuple[str, float]]
         task = next(t for t in tasks if judge.neutralize(t.data.prompt) in user)
         label = judge.reply_label(task.data.prompt, 0)
         if SMOLTALK_JUDGE_FAILS in user:
-            return [("The", 0.0)]  # neither identifier: a judge failure
+            return [(label, 0.5)]  # a positive logprob: malformed, an infrastructure failure
         winner = label if SMOLTALK_GOLD in user else judge.other_label(label)
         return [(winner, 0.0)]
 
@@ -60,7 +60,7 @@ def smoltalk_judge(tasks: list[Any]) -> Callable[[dict], list[tuple[str, float]]
 
 
 SMOLTALK_GOLD = "Here is a careful, friendly answer."
-SMOLTALK_JUDGE_FAILS = "This reply makes the scripted judge answer without an identifier."
+SMOLTALK_JUDGE_FAILS = "This reply makes the scripted judge send malformed logprobs."
 SMOLTALK_SOURCE = "tests/smoltalkbench/fixtures/source"
 
 

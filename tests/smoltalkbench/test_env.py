@@ -24,7 +24,7 @@ def test_defaults_load_offline_and_lazily():
     # MultiTurnEnv groups our rubric with its own num_turns monitor.
     (rubric,) = [r for r in env.rubric.rubrics if isinstance(r, JudgedRubric)]
     assert rubric._get_reward_func_names() == [f.__name__ for f in METRICS]
-    assert rubric.weights == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert rubric.weights == [1.0] + [0.0] * (len(METRICS) - 1)
 
 
 @pytest.mark.parametrize(
@@ -109,6 +109,7 @@ async def test_local_judge_scores_a_rollout(local_model_base_url, local_model_na
         judge_base_url=local_model_base_url,
         judge_model=local_model_name,
         judge_api_key_var=None,
+        judge_label_bias="tokens",  # SmolLM2 puts ~5% on the labels: the re-ask constrains it
     )
     s = state("Sunlight scatters off air molecules, and blue scatters most. " * 10)
     await env.rubric.score_rollout(s)

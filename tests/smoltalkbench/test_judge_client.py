@@ -234,12 +234,12 @@ async def test_local_smollm2_serves_identifier_logprobs(local_model_base_url, lo
     assert reply.error is None and error is None and 1 <= len(top) <= TOP_LOGPROBS
     logprobs = [lp for _, lp in top]
     assert logprobs == sorted(logprobs, reverse=True) and all(lp <= 0 for lp in logprobs)
-    # Measured: SmolLM2-135M puts "M" (no leading space) in its top 5, not "m"; logprobs do not
-    # depend on the sampling temperature, so the verdict is the same on every call.
-    tokens = [t for t, _ in top]
-    assert "M" in tokens and "m" not in tokens
+    # Measured: SmolLM2-135M puts at most a few percent on the labels ("M", never "m", and with
+    # the fenced prompt of issue 24 often neither in its top 5): below the default floor there
+    # is no verdict, and the constrained re-ask decides (test_adversarial). Logprobs do not
+    # depend on the sampling temperature, so this is the same on every call.
     verdict = judge.parse_verdict(reply.top_logprobs, label)
-    assert verdict.raw_win_prob == (1.0 if label == "M" else 0.0)
+    assert verdict.no_verdict and verdict.label_mass < 0.1 and "m" not in [t for t, _ in top]
     again = await c.top_logprobs(messages)
     # The raw list may end with the sampled token (temperature 1): the top 5 are the same.
     assert judge.clean_top_logprobs(again.top_logprobs)[0] == top

@@ -19,6 +19,7 @@ import verifiers as vf
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
 from smol_envs_core.preflight import ensure_reachable
+from smol_envs_core.reasoning import reasoning_from_message
 
 from smoltalkbench import data, judge, splits
 from smoltalkbench.build import candidate_rows
@@ -29,7 +30,7 @@ from smoltalkbench.defaults import (
     DEFAULT_JUDGE_MODEL,
 )
 from smoltalkbench.errors import ConfigError, JudgeUnavailableError
-from smoltalkbench.judge_client import JudgeClient, JudgeConfig
+from smoltalkbench.judge_client import JudgeClient, JudgeConfig, check_judge_options
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +70,19 @@ def judge_error(state, **_) -> float:
     return float(_judged(state)["judge_error"])
 
 
-METRICS = (win_prob, raw_win_prob, length_penalized, reply_chars, judge_error)
-WEIGHTS = (1.0, 0.0, 0.0, 0.0, 0.0)
+def no_verdict(state, **_) -> float:
+    """1.0 when the judge gave no verdict on the reply, even re-asked (booked as its loss)."""
+    return float(_judged(state).get("no_verdict", False))
+
+
+def trace_chars(state, **_) -> float:
+    """Length of the reply's reasoning trace in characters (never judged; zero weight)."""
+    return float(_judged(state).get("trace_chars", 0))
+
+
+METRICS = (win_prob, raw_win_prob, length_penalized, reply_chars, judge_error, no_verdict,
+           trace_chars)
+WEIGHTS = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def _text(message: Any) -> str:
@@ -106,19 +118,11 @@ class JudgedRubric(ScoreOnceRubric):
     async def score_once(self, state: dict) -> dict[str, Any]:
         """Judge one rollout (reply vs reference); return the Judgement as a dict."""
         reference = str(state.get("answer") or "")
-        reply = (self.parser.parse_answer(state.get("completion") or []) or "").strip()
-        if not reply:
-            result = judge.empty_reply(reference)
-        else:
-            instruction = _text(state["prompt"][-1])
-            messages, label = judge.build_messages(instruction, reply, reference, self.order_seed)
-            answer = await self.client.top_logprobs(messages)
-            verdict = (
-                judge.Verdict(raw_win_prob=None, error=answer.error)
-                if answer.error
-                else judge.parse_verdict(answer.top_logprobs, label)
-            )
-            result = judge.judgement(verdict, label, reply, reference, self.length_penalty_chars)
+        completion = state.get("completion") or []
+        result = await self.client.judge(
+            _text(state["prompt"][-1]), self.parser.parse_answer(completion) or "", reference,
+            reasoning=reasoning_from_message(completion[-1]) if completion else None,
+            seed=self.order_seed, length_penalty_chars=self.length_penalty_chars)
         if result.judge_error:
             if self.max_judge_error_rate <= 0.0:
                 raise JudgeUnavailableError(result.reason, self.client.config.base_url)
@@ -165,6 +169,8 @@ def load_environment(
     length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS,
     order_seed: int = 0,
     max_judge_error_rate: float = 0.0,
+    judge_label_bias: str = "none",
+    judge_min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS,
     source_path: str | None = None,
     **kwargs,
 ) -> vf.Environment:
@@ -175,7 +181,10 @@ def load_environment(
     variable with the judge's key (None or "" for a keyless local endpoint).
     `max_judge_error_rate` (in [0, 1], default 0) is the share of judge failures tolerated:
     0 stops the run at the first one; tolerated ones are excluded from the reward average and
-    counted. `get_dataset()` is the train split (splits.py): the source conversations that are
+    counted. `judge_label_bias` says how a re-ask is constrained to the labels ("none",
+    "tokens" for llama-cpp-python, "ids:<ids of m>;<ids of M>"), `judge_min_label_mass` (in
+    [0, 1]) the share of probability the labels need for a verdict. `get_dataset()` is the
+    train split (splits.py): the source conversations that are
     not in the benchmark, read from `source_path` (a local copy) or the hub; built when asked
     for, it raises InfrastructureError when the source is unreachable. Raises ConfigError for
     invalid numbers.
@@ -193,6 +202,7 @@ def load_environment(
         raise ConfigError(f"max_judge_error_rate must be in [0, 1], got {max_judge_error_rate}")
     if num_examples == 0 or num_examples < -1:
         raise ConfigError(f"num_examples must be -1 (all) or positive, got {num_examples}")
+    check_judge_options(judge_label_bias, judge_min_label_mass)
     client = JudgeClient(
         JudgeConfig(
             model=judge_model,
@@ -202,6 +212,8 @@ def load_environment(
             max_retries=judge_max_retries,
             timeout_s=judge_timeout_s,
             max_concurrent=judge_max_concurrent,
+            label_bias=judge_label_bias,
+            min_label_mass=judge_min_label_mass,
         )
     )
     if client.api_key() is None:

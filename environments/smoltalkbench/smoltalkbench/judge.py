@@ -9,6 +9,13 @@ fixes its order per instruction. The length penalty is WildBench's rule (allenai
 Lin et al. 2024): a reply more than K characters longer than the reference is at best a tie.
 
 The prompt text is our own, written to that structure; it lives in `prompts/` beside this module.
+It is rendered in one pass over the template (`render`): inserted text is never scanned again,
+so a reply holding `{output_M}` shows those characters, not the reference. Each section is
+fenced by tags carrying a per-judgement code (`fence_tag`) that model text cannot contain, and
+model text is neutralised first (`neutralize.py`: invisible characters, look-alike tags,
+prompt-like headings). A verdict is read only where the two labels hold at least
+`DEFAULT_MIN_LABEL_MASS` of the judge's probability; otherwise `judge_client` re-asks once and
+books the outcome by the rule in the README ("No verdict").
 This module reads no network, clock or environment; `judge_client` does the calling.
 """
 
@@ -22,11 +29,22 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from importlib import resources
 
+from smoltalkbench import neutralize as neutral
+
 IDENTIFIERS = ("m", "M")
 DEFAULT_LENGTH_PENALTY_CHARS = 500
 TIE = 0.5
-# Opening or closing tags of the prompt's own sections; model text must not be able to close them.
-_DELIMITER = re.compile(r"<(\s*/?\s*)(request|answer)\b", re.IGNORECASE)
+# A verdict is read only when P(m) + P(M) among the top logprobs reaches this share: below it
+# the judge was more likely doing something else (reasoning, refusing, obeying a reply) than
+# answering, and the normalised ratio is an artefact (README, "No verdict").
+DEFAULT_MIN_LABEL_MASS = 0.5
+# The constrained re-ask: every label token gets this logit bias (OpenAI's documented maximum,
+# "should result in exclusive selection"); as both labels get the same bias, the ratio
+# P(m) / P(M) is the judge's own.
+LABEL_BIAS = 100
+REASK_TOP_LOGPROBS = 20  # OpenAI's maximum: find both labels' logprobs under the constraint
+SLOTS = ("instruction", "output_m", "output_M", "tag")
+_SLOT = re.compile(r"\{([A-Za-z_]+)\}")
 
 
 @cache
@@ -36,6 +54,28 @@ def prompt_templates() -> tuple[str, str]:
     system = (folder / "judge_system.txt").read_text(encoding="utf-8").strip()
     user = (folder / "judge_user.txt").read_text(encoding="utf-8").strip()
     return system, user
+
+
+@cache
+def reask_text() -> str:
+    """The user turn of an unconstrained re-ask (`judge_label_bias` "none")."""
+    folder = resources.files("smoltalkbench") / "prompts"
+    return (folder / "judge_reask.txt").read_text(encoding="utf-8").strip()
+
+
+def render(template: str, slots: dict[str, str]) -> str:
+    """`template` with each `{name}` replaced by `slots[name]`, in one pass over the template.
+
+    Inserted text is never scanned again, so slot names inside values stay literal. Raises
+    KeyError for a `{name}` in the template that `slots` lacks. Pure.
+    """
+    return _SLOT.sub(lambda m: slots[m.group(1)], template)
+
+
+def fence_tag(instruction: str, seed: int = 0) -> str:
+    """The code carried by the section fences of one judgement: 12 hex digits of SHA-256 over
+    the seed and the instruction (reproducible; a reply cannot know it in advance)."""
+    return hashlib.sha256(f"smoltalkbench-fence:{seed}:{instruction}".encode()).hexdigest()[:12]
 
 
 def reply_label(instruction: str, seed: int = 0) -> str:
@@ -55,32 +95,79 @@ def other_label(label: str) -> str:
     return IDENTIFIERS[1 - IDENTIFIERS.index(label)]
 
 
-def neutralize(text: str) -> str:
-    """Model or user text made safe to embed: section tags like `</answer>` lose their `<`.
+def neutralize(text: str, tag: str = "") -> str:
+    """Model or user text made safe to embed in the judge prompt (`neutralize.neutralize` with
+    this prompt's headings): invisible characters and `tag` removed, the `<` of any section tag
+    or look-alike of one (`</answer>`, `＜/аnswer>`, ...) replaced by `‹`, headings that imitate
+    the prompt's escaped with a backslash. `{` and `}` stay as they are (`render` never re-reads
+    inserted text)."""
+    return neutral.neutralize(text, tag, _prompt_titles())
 
-    The `<` of any `<answer`, `</answer`, `<request`, `</request` (any case, spaces allowed) is
-    replaced by `‹`, so the text cannot end its section or forge another answer. `{` and `}` are
-    left as they are (the template is filled with str.replace, not str.format).
+
+@cache
+def _prompt_titles() -> tuple[str, ...]:
+    return neutral.heading_titles(prompt_templates()[1])
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """One judgement's request and exactly what the judge sees of each text.
+
+    messages: [system, user] chat messages; label: the reply's identifier; tag: the fence code;
+    instruction, reply, reference: the neutralised texts as inserted in their sections (the
+    length rule counts `reply` and `reference`).
     """
-    return _DELIMITER.sub(lambda m: "‹" + m.group(1) + m.group(2), text)
+
+    messages: list[dict[str, str]]
+    label: str
+    tag: str
+    instruction: str
+    reply: str
+    reference: str
+
+
+def build_prompt(instruction: str, reply: str, reference: str, seed: int = 0) -> JudgePrompt:
+    """The judge's request for (instruction, reply, reference): texts neutralised, the reply
+    under `reply_label(instruction, seed)`, the template rendered in one pass. Pure."""
+    system, template = prompt_templates()
+    label = reply_label(instruction, seed)
+    tag = fence_tag(instruction, seed)
+    seen = {name: neutralize(text, tag) for name, text in
+            (("instruction", instruction), ("reply", reply), ("reference", reference))}
+    outputs = {label: seen["reply"], other_label(label): seen["reference"]}
+    user = render(template, {"instruction": seen["instruction"], "output_m": outputs["m"],
+                             "output_M": outputs["M"], "tag": tag})
+    return JudgePrompt([{"role": "system", "content": system},
+                        {"role": "user", "content": user}], label, tag, **seen)
 
 
 def build_messages(
     instruction: str, reply: str, reference: str, seed: int = 0
 ) -> tuple[list[dict[str, str]], str]:
-    """Chat messages for one judgement and the label the reply was given.
+    """([system, user] chat messages, reply_label) of `build_prompt`."""
+    prompt = build_prompt(instruction, reply, reference, seed)
+    return prompt.messages, prompt.label
 
-    Returns ([system, user] messages, reply_label). All three texts are neutralised first.
+
+def label_bias_params(mode: str) -> dict | None:
+    """Request fields of the constrained re-ask for a `judge_label_bias` mode.
+
+    "none": None (the re-ask adds a reminder turn instead); "tokens": llama-cpp-python's
+    `logit_bias` keyed by the label texts with `logit_bias_type: "tokens"`; "ids:A,B;C,D": the
+    OpenAI form, token ids of `m` (A, B) and of `M` (C, D), each biased by LABEL_BIAS. Raises
+    ValueError naming the valid forms.
     """
-    system, template = prompt_templates()
-    label = reply_label(instruction, seed)
-    outputs = {label: reply, other_label(label): reference}
-    user = (
-        template.replace("{instruction}", neutralize(instruction))
-        .replace("{output_m}", neutralize(outputs["m"]))
-        .replace("{output_M}", neutralize(outputs["M"]))
-    )
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}], label
+    if mode == "none":
+        return None
+    if mode == "tokens":
+        return {"logit_bias": {label: LABEL_BIAS for label in IDENTIFIERS},
+                "logit_bias_type": "tokens"}
+    match = re.fullmatch(r"ids:(\d+(?:,\d+)*);(\d+(?:,\d+)*)", mode)
+    if match is None:
+        raise ValueError(f"judge_label_bias must be 'none', 'tokens' or 'ids:<ids of m>;<ids of "
+                         f"M>' (comma-separated token ids), got {mode!r}")
+    ids = [i for group in match.groups() for i in group.split(",")]
+    return {"logit_bias": {i: LABEL_BIAS for i in ids}}
 
 
 @dataclass(frozen=True)
@@ -114,9 +201,10 @@ def label_text(token: str) -> str:
     return _BYTE_PIECE.sub(" ", token).translate(_SPACE_MARKERS).strip()
 
 
-def clean_top_logprobs(entries: Sequence[tuple[object, object]] | None
+def clean_top_logprobs(entries: Sequence[tuple[object, object]] | None, keep: int | None = TOP_K
                        ) -> tuple[list[tuple[str, float]] | None, str | None]:
-    """Check the raw (token, logprob) pairs of a judge reply; keep the TOP_K most probable.
+    """Check the raw (token, logprob) pairs of a judge reply; keep the `keep` most probable
+    (all when None).
 
     Returns (pairs, None), or (None, reason) when the reply is malformed: no entries, a token
     that is missing, not a string or empty, or a logprob that is missing, not a number, NaN or
@@ -134,7 +222,7 @@ def clean_top_logprobs(entries: Sequence[tuple[object, object]] | None
         if math.isnan(logprob) or logprob > 1e-6:
             return None, f"malformed judge logprobs: logprob {logprob!r} for token {token!r}"
         pairs.append((token, float(logprob)))
-    return sorted(pairs, key=lambda pair: -pair[1])[:TOP_K], None
+    return sorted(pairs, key=lambda pair: -pair[1])[:keep], None
 
 
 def identifier_probs(top_logprobs: Sequence[tuple[str, float]]) -> IdentifierProbs:
@@ -154,29 +242,65 @@ def identifier_probs(top_logprobs: Sequence[tuple[str, float]]) -> IdentifierPro
 
 @dataclass(frozen=True)
 class Verdict:
-    """Outcome of parsing one judge reply: a preference for the model's reply, or an error."""
+    """Outcome of parsing one judge reply: a preference for the model's reply (raw_win_prob),
+    an endpoint failure (`error`: malformed or missing logprobs, an infrastructure failure), or
+    an answer without a usable verdict (`no_verdict`: its reason)."""
 
     raw_win_prob: float | None
     error: str | None = None
     p_m: float = 0.0
     p_M: float = 0.0  # noqa: N815
+    no_verdict: str | None = None
+
+    @property
+    def label_mass(self) -> float:
+        """P(m) + P(M) as read."""
+        return self.p_m + self.p_M
 
 
-def parse_verdict(top_logprobs: Sequence[tuple[object, object]] | None, label: str) -> Verdict:
+def _tokens(pairs: Sequence[tuple[str, float]]) -> str:
+    return ", ".join(f"{t!r} {math.exp(lp):.2g}" for t, lp in pairs)
+
+
+def parse_verdict(top_logprobs: Sequence[tuple[object, object]] | None, label: str,
+                  min_label_mass: float = DEFAULT_MIN_LABEL_MASS) -> Verdict:
     """Probability that the reply (shown as `label`) beats the reference, from the top logprobs.
 
     Normalised over the two identifiers: P(label) / (P(m) + P(M)). When only one identifier is in
     the top 5 the other counts as 0, so the result is 0.0 or 1.0. Returns a Verdict with an
-    `error` (and no probability) when the logprobs are missing or malformed (`clean_top_logprobs`)
-    or neither identifier is present. Never raises.
+    `error` when the logprobs are missing or malformed (`clean_top_logprobs`), and one with
+    `no_verdict` when P(m) + P(M) < min_label_mass (neither identifier present included).
+    Never raises.
     """
     top_logprobs, error = clean_top_logprobs(top_logprobs)
     if error:
         return Verdict(raw_win_prob=None, error=error)
     probs = identifier_probs(top_logprobs)
+    mass = probs.m + probs.M
+    if mass <= 0.0 or mass < min_label_mass:
+        return Verdict(raw_win_prob=None, p_m=probs.m, p_M=probs.M, no_verdict=(
+            f"label mass {mass:.2g} < {min_label_mass:g} in top logprobs: "
+            f"{_tokens(top_logprobs)}"))
+    return Verdict(raw_win_prob=probs.normalized(label), p_m=probs.m, p_M=probs.M)
+
+
+def parse_constrained(entries: Sequence[tuple[object, object]] | None, label: str,
+                      sampled: str | None) -> Verdict:
+    """The verdict of a re-ask constrained by `logit_bias`: read when the sampled token is a
+    label (the constraint took effect). Every returned entry counts (top 20 and the sampled
+    token's own), so both labels' probabilities are found; servers that report logprobs before
+    the bias (llama.cpp, vLLM) and after it give the same ratio. No label mass floor: the
+    constraint makes the answer a verdict. Never raises.
+    """
+    pairs, error = clean_top_logprobs(entries, keep=None)
+    if error:
+        return Verdict(raw_win_prob=None, error=error)
+    if sampled is None or label_text(sampled) not in IDENTIFIERS:
+        return Verdict(raw_win_prob=None, no_verdict=(
+            f"constrained re-ask answered {sampled!r}: the endpoint ignored logit_bias"))
+    probs = identifier_probs(pairs)
     if probs.m + probs.M <= 0.0:
-        tokens = ", ".join(repr(t) for t, _ in top_logprobs)
-        return Verdict(raw_win_prob=None, error=f"neither 'm' nor 'M' in top logprobs: {tokens}")
+        return Verdict(raw_win_prob=None, no_verdict=f"no label among {_tokens(pairs)}")
     return Verdict(raw_win_prob=probs.normalized(label), p_m=probs.m, p_M=probs.M)
 
 
@@ -209,22 +333,30 @@ class Judgement:
     reply_label: str = ""
     p_m: float = 0.0
     p_M: float = 0.0  # noqa: N815
+    no_verdict: bool = False
+    """The judge answered but gave no usable verdict, even re-asked: booked as the reply's loss."""
+    trace_chars: int = 0
+    """Characters of the reply's reasoning trace (never judged nor length-counted)."""
 
     def to_dict(self) -> dict:
         """JSON-serialisable form, as saved with `vf-eval -C judge`."""
         return asdict(self)
 
 
-def judgement(verdict: Verdict, label: str, reply: str, reference: str, k: int) -> Judgement:
+def judgement(verdict: Verdict, label: str, reply: str, reference: str, k: int,
+              note: str = "") -> Judgement:
     """Combine a parsed verdict with the length penalty into the sample's Judgement.
 
-    A verdict with an error gives judge_error=True and scores of 0.0 that the report excludes.
+    `reply` and `reference` are the texts as the judge saw them (`JudgePrompt.reply`,
+    `.reference`): the length rule counts those. A verdict with an error, or without a
+    probability, gives judge_error=True and scores of 0.0 that the report excludes; `note` is
+    added to the reason ("after a constrained re-ask").
     """
     reply_chars, reference_chars = len(reply), len(reference)
     if verdict.error is not None or verdict.raw_win_prob is None:
-        return unscored(verdict.error or "no verdict", reply, reference)
+        return unscored(verdict.error or verdict.no_verdict or "no verdict", reply, reference)
     score, penalized = length_penalty(verdict.raw_win_prob, reply_chars, reference_chars, k)
-    reason = "judged" + (
+    reason = "judged" + note + (
         f"; capped at a tie: reply exceeds reference by > {k} chars" if penalized else ""
     )
     return Judgement(
@@ -254,14 +386,29 @@ def unscored(reason: str, reply: str, reference: str) -> Judgement:
     )
 
 
-def empty_reply(reference: str) -> Judgement:
-    """An empty model reply loses to the reference without a judge call (a model outcome)."""
+def lost(reason: str, reply: str, reference: str, *, no_verdict: bool = False,
+         trace_chars: int = 0) -> Judgement:
+    """A sample booked as the reply's loss (0.0, a model outcome, counted in the reward)."""
     return Judgement(
         win_prob=0.0,
         raw_win_prob=0.0,
         length_penalized=False,
-        reply_chars=0,
+        reply_chars=len(reply),
         reference_chars=len(reference),
         judge_error=False,
-        reason="empty reply: scored 0 without a judge call",
+        reason=reason,
+        no_verdict=no_verdict,
+        trace_chars=trace_chars,
     )
+
+
+def empty_reply(reference: str, trace_chars: int = 0) -> Judgement:
+    """An empty model reply loses to the reference without a judge call (a model outcome)."""
+    return lost("empty reply: scored 0 without a judge call", "", reference,
+                trace_chars=trace_chars)
+
+
+def no_answer(reference: str, trace_chars: int) -> Judgement:
+    """A reply whose reasoning trace never closes gave no answer: its loss, without a judge call."""
+    return lost("reasoning trace never closed: no answer, scored 0 without a judge call", "",
+                reference, trace_chars=trace_chars)

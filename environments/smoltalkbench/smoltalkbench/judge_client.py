@@ -1,12 +1,17 @@
 """The one module of smoltalkbench that talks to the network: it asks the judge for one token.
 
-Given the messages built by `judge.build_messages`, `JudgeClient.top_logprobs` calls an
+Given the messages built by `judge.build_prompt`, `JudgeClient.top_logprobs` calls an
 OpenAI-compatible chat endpoint with max_tokens=1, logprobs=True and top_logprobs=5 (AlpacaEval
 2.0's weighted annotator settings), retries transient failures (connection errors, timeouts,
 429 and 5xx) with exponential backoff (sleeping outside its concurrency slot), and returns
 either the first token's top logprobs or an error string. It never raises for an endpoint
 failure: verifiers 0.3.1 would swallow the exception inside a reward function and score 0, so
 failures travel as values and are counted.
+
+`JudgeClient.judge` is the one scoring path of a reply, used by the classic rubric and the v1
+taskset alike: reasoning trace split off (`smol_envs_core.reasoning`), prompt built, judge asked,
+re-asked once when it gave no usable verdict, and a control pair asked before a missing verdict
+is booked as the reply's loss (README, "No verdict").
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ import asyncio
 import logging
 import os
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import openai
+from smol_envs_core.reasoning import split_reasoning
 
 from smoltalkbench import judge
 
@@ -49,6 +55,21 @@ class JudgeConfig:
     backoff_s: float = 1.0
     timeout_s: float = 60.0
     max_concurrent: int = 8
+    label_bias: str = "none"
+    """How a re-ask is constrained to the labels (`judge.label_bias_params`)."""
+    min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS
+
+
+def check_judge_options(label_bias: str, min_label_mass: float) -> None:
+    """Raise ConfigError for a bad `judge_label_bias` or a label mass floor outside [0, 1]."""
+    from smoltalkbench.errors import ConfigError
+
+    try:
+        judge.label_bias_params(label_bias)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if not 0.0 <= min_label_mass <= 1.0:
+        raise ConfigError(f"judge_min_label_mass must be in [0, 1], got {min_label_mass}")
 
 
 @dataclass(frozen=True)
@@ -67,7 +88,8 @@ def _field(item: Any, name: str) -> Any:
 
 def extract_top_logprobs(response: Any) -> tuple[list[tuple[Any, Any]] | None, str | None]:
     """(raw top (token, logprob) pairs of the first generated token, that token) from a chat
-    completion, exactly as the server sent them: `judge.clean_top_logprobs` checks them.
+    completion, exactly as the server sent them: `judge.clean_top_logprobs` checks them. The
+    sampled token's own entry is added when the top list lacks it (as llama.cpp does).
 
     Returns (None, token-or-None) when the response carries no logprobs for its first token.
     """
@@ -79,8 +101,12 @@ def extract_top_logprobs(response: Any) -> tuple[list[tuple[Any, Any]] | None, s
     content = getattr(getattr(choices[0], "logprobs", None), "content", None) or []
     if not content:
         return None, token
-    top = _field(content[0], "top_logprobs") or []
-    return [(_field(t, "token"), _field(t, "logprob")) for t in top], token
+    top = [(_field(t, "token"), _field(t, "logprob"))
+           for t in _field(content[0], "top_logprobs") or []]
+    sampled = (_field(content[0], "token"), _field(content[0], "logprob"))
+    if top and sampled[0] is not None and sampled[0] not in {t for t, _ in top}:
+        top.append(sampled)
+    return top, token
 
 
 class JudgeClient:
@@ -118,9 +144,12 @@ class JudgeClient:
             pair = self._per_loop[loop] = (client, asyncio.Semaphore(self.config.max_concurrent))
         return pair
 
-    async def top_logprobs(self, messages: list[dict[str, str]]) -> JudgeReply:
-        """Ask the judge for one token and return its top-5 logprobs, or an error.
+    async def top_logprobs(self, messages: list[dict[str, str]], top: int = TOP_LOGPROBS,
+                           extra: dict | None = None,
+                           temperature: float | None = None) -> JudgeReply:
+        """Ask the judge for one token and return its `top` logprobs, or an error.
 
+        `extra` adds request fields (`logit_bias`, ...); `temperature` overrides the config's.
         Transient failures are retried up to config.max_retries times with exponential backoff;
         other API errors (400, 401, 404, ...) fail at once. Never raises for endpoint errors.
         """
@@ -141,9 +170,11 @@ class JudgeClient:
                         model=self.config.model,
                         messages=messages,  # type: ignore[arg-type]
                         max_tokens=1,
-                        temperature=self.config.temperature,
+                        temperature=(self.config.temperature if temperature is None
+                                     else temperature),
                         logprobs=True,
-                        top_logprobs=TOP_LOGPROBS,
+                        top_logprobs=top,
+                        **({"extra_body": extra} if extra else {}),
                     )
                 except _TRANSIENT as exc:
                     failure: Exception | None = exc
@@ -165,3 +196,76 @@ class JudgeClient:
             wait = self.config.backoff_s * 2 ** (attempts - 1)
             logger.warning("judge call failed (%r); retry %d in %.1fs", failure, attempts, wait)
             await asyncio.sleep(wait)
+
+    async def _ask(self, messages: list[dict[str, str]], label: str,
+                   first_token: str | None = None) -> tuple[judge.Verdict, bool]:
+        """(verdict, re-asked) of one ask (first_token None), followed by the re-ask when the
+        answer had no verdict; with first_token given, only the re-ask after that answer.
+
+        The re-ask is constrained by `logit_bias` at temperature 0 where the config says how
+        (`label_bias`); otherwise the judge's own token and a reminder turn are appended, as
+        Arena-Hard's second judgment attempt does, and the label mass floor applies again.
+        """
+        bias = judge.label_bias_params(self.config.label_bias)
+        if first_token is not None and bias is not None:
+            reply = await self.top_logprobs(messages, judge.REASK_TOP_LOGPROBS, bias, 0.0)
+            if reply.error:
+                return judge.Verdict(raw_win_prob=None, error=reply.error), True
+            return judge.parse_constrained(reply.top_logprobs, label, reply.token), True
+        if first_token is not None:
+            messages = [*messages, {"role": "assistant", "content": first_token},
+                        {"role": "user", "content": judge.reask_text()}]
+        reply = await self.top_logprobs(messages)
+        if reply.error:
+            return judge.Verdict(raw_win_prob=None, error=reply.error), first_token is not None
+        verdict = judge.parse_verdict(reply.top_logprobs, label, self.config.min_label_mass)
+        if verdict.no_verdict and first_token is None:
+            return await self._ask(messages, label, reply.token or "")
+        return verdict, first_token is not None
+
+    async def judge(self, instruction: str, content: str, reference: str, *,
+                    reasoning: str | None = None, seed: int = 0,
+                    length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS,
+                    ) -> judge.Judgement:
+        """Judge one reply against the reference: the sample's Judgement, never raising.
+
+        `content` is the reply as the model wrote it and `reasoning` a separate reasoning field;
+        only the answer after the reasoning trace is judged and counted. Outcomes: judged (0..1,
+        capped by the length rule); the reply's loss without a judge call (empty, or a trace
+        that never closed); the reply's loss with `no_verdict` (the judge gave none, even
+        re-asked, on this reply but did on a control pair of the reference against itself);
+        `judge_error` (an endpoint failure, or no verdict on the control pair either: the judge
+        itself is unusable), which the adapters hand to the failure policy.
+        """
+        split = split_reasoning(content, reasoning)
+        if split.answer is None:
+            return judge.no_answer(reference, split.trace_chars)
+        prompt = judge.build_prompt(instruction, split.answer.strip(), reference, seed)
+        if not prompt.reply.strip():
+            return judge.empty_reply(reference, split.trace_chars)
+        verdict, reasked = await self._ask(prompt.messages, prompt.label)
+        result = self._book(verdict, prompt, length_penalty_chars,
+                            f" after a re-ask ({self.config.label_bias})" if reasked else "")
+        if result is None:
+            control = judge.build_prompt(instruction, reference, reference, seed)
+            checked, _ = await self._ask(control.messages, control.label)
+            if checked.error:
+                result = judge.unscored(checked.error, prompt.reply, prompt.reference)
+            elif checked.no_verdict:
+                result = judge.unscored(
+                    f"judge gives no verdict, even on a control pair (the reference against "
+                    f"itself): {checked.no_verdict}", prompt.reply, prompt.reference)
+            else:
+                result = judge.lost(
+                    f"no verdict on this reply, re-asked ({verdict.no_verdict}), though one on a "
+                    "control pair: scored as the reply's loss", prompt.reply, prompt.reference,
+                    no_verdict=True)
+        return replace(result, trace_chars=split.trace_chars)
+
+    @staticmethod
+    def _book(verdict: judge.Verdict, prompt: judge.JudgePrompt, k: int,
+              note: str) -> judge.Judgement | None:
+        """The Judgement of a verdict or endpoint failure; None when there was no verdict."""
+        if verdict.no_verdict:
+            return None
+        return judge.judgement(verdict, prompt.label, prompt.reply, prompt.reference, k, note)

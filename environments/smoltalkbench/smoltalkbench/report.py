@@ -55,6 +55,7 @@ class Sample:
     category: str
     reason: str | None = None
     share_M: float | None = None  # noqa: N815 - P(M) / (P(m) + P(M)), when the record was saved
+    no_verdict: bool = False  # the judge gave none on the reply: booked as its loss (issue 24)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class Report:
     # answering by label (NaN when the judge records were not saved).
     label_M_share: float = math.nan  # noqa: N815
     model: str | None = None
+    no_verdict: int = 0  # judged samples booked as losses because the judge gave no verdict
 
     @property
     def total(self) -> int:
@@ -148,6 +150,8 @@ def sample_from_row(row: Mapping[str, Any], line: int = 0) -> Sample:
         category=str(info.get("category", "?")),
         reason=judge_record.get("reason") if judge_record else None,
         share_M=_share_M(judge_record) if judge_record and not failed else None,
+        no_verdict=float((row.get("metrics") or {}).get("no_verdict", row.get("no_verdict", 0.0))
+                         or 0.0) >= 0.5,
     )
 
 
@@ -238,6 +242,7 @@ def summarize(samples: Sequence[Sample], model: str | None = None) -> Report:
         reasons_recorded=any(s.reason is not None for s in samples),
         label_M_share=_mean([s.share_M for s in judged if s.share_M is not None]),
         model=model,
+        no_verdict=sum(s.no_verdict for s in judged),
     )
 
 
@@ -259,6 +264,7 @@ def render(report: Report):
     head.add_row("raw win rate (no length penalty)", _fmt(report.raw_win_rate))
     head.add_row("judged / total", f"{o.judged} / {report.total}")
     head.add_row("judge errors (excluded)", str(o.failed))
+    head.add_row("no verdict on the reply (booked as losses)", str(report.no_verdict))
     head.add_row("length-penalized replies", str(report.penalized))
     if not math.isnan(report.label_M_share):
         head.add_row("judge's mean P(M) (0.5 = no label bias)", f"{report.label_M_share:.2f}")

@@ -14,6 +14,7 @@ from typing import Any
 
 import verifiers.v1 as vf
 from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.reasoning import reasoning_from_message
 from smol_envs_core.v1 import SingleTurnTask, check_split, reply_text, score_once
 
 from smoltalkbench import build, data, judge, splits
@@ -24,7 +25,7 @@ from smoltalkbench.defaults import (
     DEFAULT_JUDGE_MODEL,
 )
 from smoltalkbench.errors import ConfigError
-from smoltalkbench.judge_client import JudgeClient, JudgeConfig
+from smoltalkbench.judge_client import JudgeClient, JudgeConfig, check_judge_options
 
 ENV_ID = "smoltalkbench"
 RECORD_KEY = "smoltalkbench_judgement"
@@ -53,6 +54,10 @@ class SmolTalkTaskConfig(vf.TaskConfig):
     judge_max_concurrent: int = 8
     length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS
     order_seed: int = 0
+    judge_label_bias: str = "none"
+    """How a re-ask is constrained to the labels: "none", "tokens" (llama-cpp-python) or
+    "ids:<ids of m>;<ids of M>"."""
+    judge_min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS
 
 
 @cache
@@ -70,23 +75,18 @@ class SmolTalkTask(SingleTurnTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskC
             model=c.judge_model, base_url=c.judge_base_url, api_key_var=c.judge_api_key_var,
             temperature=c.judge_temperature, max_retries=c.judge_max_retries,
             timeout_s=c.judge_timeout_s, max_concurrent=c.judge_max_concurrent,
+            label_bias=c.judge_label_bias, min_label_mass=c.judge_min_label_mass,
         ))
 
     async def _judgement(self, trace: vf.Trace) -> dict[str, Any]:
         async def compute() -> dict[str, Any]:
-            reply = reply_text(trace).strip()
-            reference = self.data.reference
-            if not reply:
-                return judge.empty_reply(reference).to_dict()
-            messages, label = judge.build_messages(
-                self.data.prompt_text, reply, reference, self.config.order_seed
-            )
             client = self._client()
-            answer = await client.top_logprobs(messages)
-            verdict = (judge.Verdict(raw_win_prob=None, error=answer.error) if answer.error
-                       else judge.parse_verdict(answer.top_logprobs, label))
-            result = judge.judgement(verdict, label, reply, reference,
-                                     self.config.length_penalty_chars)
+            messages = getattr(trace, "assistant_messages", None)
+            result = await client.judge(
+                self.data.prompt_text, reply_text(trace), self.data.reference,
+                reasoning=reasoning_from_message(messages[-1]) if messages else None,
+                seed=self.config.order_seed,
+                length_penalty_chars=self.config.length_penalty_chars)
             if result.judge_error:
                 raise InfrastructureError("judge", result.reason, client.config.base_url)
             return result.to_dict()
@@ -95,11 +95,14 @@ class SmolTalkTask(SingleTurnTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskC
 
     @vf.metric
     async def judge_metrics(self, trace: vf.Trace) -> dict[str, float]:
-        """raw_win_prob (before the length cap, [0, 1]), length_penalized (0/1), reply_chars."""
+        """raw_win_prob (before the length cap, [0, 1]), length_penalized (0/1), reply_chars,
+        no_verdict (0/1: the judge gave none, booked as the reply's loss), trace_chars."""
         record = await self._judgement(trace)
         return {"raw_win_prob": float(record["raw_win_prob"]),
                 "length_penalized": float(record["length_penalized"]),
-                "reply_chars": float(record["reply_chars"])}
+                "reply_chars": float(record["reply_chars"]),
+                "no_verdict": float(record["no_verdict"]),
+                "trace_chars": float(record["trace_chars"])}
 
     @vf.reward(weight=1.0)
     async def win_prob(self, trace: vf.Trace) -> float:
@@ -141,6 +144,7 @@ class SmolTalkTaskset(vf.Taskset[SmolTalkTask, SmolTalkTasksetConfig]):
         split = check_split(c.split, ENV_ID)
         if c.num_examples == 0 or c.num_examples < -1:
             raise ConfigError(f"num_examples must be -1 (all) or positive, got {c.num_examples}")
+        check_judge_options(c.task.judge_label_bias, c.task.judge_min_label_mass)
         benchmark = data.load_rows(c.dataset, c.config, c.hub_split)
         rows = benchmark.to_list()
         if split == "train":
