@@ -16,7 +16,7 @@ shapes the 0.3.36 server mishandles:
 Usage::
 
     smol-envs-serve start [--port 8765] [--host 127.0.0.1]
-    smol-envs-serve status          (exit 1 when no server of ours runs there)
+    smol-envs-serve status          (exit 0 when ours answers there, 3 when not: LSB)
     smol-envs-serve stop
 
 `start` returns (printing the base URL) only once one real completion of a few tokens has
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("command", choices=["start", "stop", "status", "_serve"],
                         help="start: background server, ready after one real completion; "
-                             "status: exit 1 unless ours runs; stop: stop ours")
+                             "status: exit 0 when ours answers, 3 when not (LSB); stop: stop ours")
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
     parser.add_argument("--port", type=int, default=port,
                         help="TCP port ($SMOL_ENVS_MODEL_PORT when set)")
@@ -328,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "status":
             described = status(args.port)
             print(described)
-            return 0 if described.startswith("running") else 1
+            return (procman.STATUS_RUNNING if described.startswith("running")
+                    else procman.STATUS_NOT_RUNNING)
         else:
             serve_forever(args.host, args.port, args.threads)
     except InfrastructureError as exc:
