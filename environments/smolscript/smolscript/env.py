@@ -165,16 +165,6 @@ def default_sampling(args: Mapping[str, Any], budget: int) -> dict[str, Any]:
     return merged
 
 
-def _first_per_language(tasks: Sequence[Mapping[str, Any]], k: int) -> list[Mapping[str, Any]]:
-    counts: dict[str, int] = {}
-    kept = []
-    for task in tasks:
-        counts[task["language"]] = counts.get(task["language"], 0) + 1
-        if counts[task["language"]] <= k:
-            kept.append(task)
-    return kept
-
-
 def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None, dataset_sha256: str
           ) -> list[dict]:
     rows = []
@@ -231,13 +221,7 @@ def load_environment(
         difficulties = [difficulties]
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
-    tasks = data.load_tasks(edition, languages, difficulties)
-    if per_language is not None:
-        if per_language < 1:
-            raise ValueError(f"per_language must be >= 1, got {per_language}")
-        tasks = _first_per_language(tasks, per_language)
-    if num_examples is not None and num_examples >= 0:
-        tasks = tasks[:num_examples]
+    tasks = data.select_tasks(edition, languages, difficulties, per_language, num_examples)
     if not tasks:
         raise data.DataError("the selection holds no tasks")
     rows = _rows(tasks, max_tokens, data.dataset_hash(edition))
