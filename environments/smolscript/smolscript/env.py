@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from smol_envs_core.endpoints import COMPLETIONS_ALIAS
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.preflight import chat_client_warning
 from smol_envs_core.text import completion_text
 from verifiers.types import Response
 
@@ -142,6 +145,14 @@ class SmolscriptEnv(PolicyEnv):
     An empty completion is a model outcome: it is kept and scored (it fails), instead of being
     retried and dropped (PolicyEnv).
     """
+
+    async def preflight(self, client: Any) -> None:
+        """The model endpoint's preflight, after one warning line when vf-eval reaches the model
+        through a chat API (the `smollm2-135m` alias, `-b` without `--api-client-type`)."""
+        warning = chat_client_warning(client, "smolscript", COMPLETIONS_ALIAS)
+        if warning:
+            print(warning, file=sys.stderr)
+        await super().preflight(client)
 
     async def get_model_response(self, state, prompt, client=None, model=None, tool_defs=None,
                                  sampling_args=None) -> Response:

@@ -21,11 +21,10 @@ class Alias(NamedTuple):
     client_type: str | None
 
 
-ALIASES = (
-    Alias("smollm2-135m", None),
-    # Raw /v1/completions requests, which base-model benchmarks need (smolscript, slm-eval).
-    Alias("smollm2-135m-completions", "openai_completions"),
-)
+CHAT_ALIAS = "smollm2-135m"
+# Raw /v1/completions requests, which base-model benchmarks need (smolscript, slm-eval).
+COMPLETIONS_ALIAS = "smollm2-135m-completions"
+ALIASES = (Alias(CHAT_ALIAS, None), Alias(COMPLETIONS_ALIAS, "openai_completions"))
 
 
 def render(base_url: str, model: str, port: int) -> str:
