@@ -26,6 +26,7 @@ import sys
 _COULD_NOT_IMPORT = re.compile(r"^Could not import '(?P<env_id>.+?)' environment\.")
 ENTRY_POINT_GROUP = "smol_envs.report"
 COMMANDS = ("vf-eval",)
+MARK = "smol_envs_vfeval"
 
 
 def module_name(env_id: str) -> str:
@@ -62,16 +63,11 @@ def message(env_id: str, installed: list[str]) -> str:
             f"module {module_name(env_id)}); this collection's: {names}{hint}")
 
 
-def _hook(previous):
-    def hook(kind, value, traceback):
-        env_id = unknown_environment(value)
-        if env_id is None or os.environ.get("SMOL_ENVS_DEBUG"):
-            previous(kind, value, traceback)
-            return
-        print(message(env_id, installed_environments()), file=sys.stderr)
-
-    hook.smol_envs_vfeval = True
-    return hook
+def unknown_environment_line(error: BaseException) -> str | None:
+    """`message` for vf-eval's unknown-environment error, naming the installed environments;
+    None for any other exception."""
+    env_id = unknown_environment(error)
+    return None if env_id is None else message(env_id, installed_environments())
 
 
 def install() -> None:
@@ -81,7 +77,9 @@ def install() -> None:
         argv0 = sys.argv[0] if getattr(sys, "argv", None) else ""
         if os.path.basename(argv0) not in COMMANDS:
             return
-        if not getattr(sys.excepthook, "smol_envs_vfeval", False):
-            sys.excepthook = _hook(sys.excepthook)
+        if not getattr(sys.excepthook, MARK, False):
+            from .errors import one_line_excepthook
+
+            sys.excepthook = one_line_excepthook(sys.excepthook, unknown_environment_line, MARK)
     except Exception:  # noqa: BLE001 - a startup hook must never stop the interpreter
         return
