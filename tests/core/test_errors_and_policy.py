@@ -114,7 +114,7 @@ def test_every_environment_refuses_a_misspelled_argument(module, typo, valid):
 
 
 def test_a_wrapped_user_error_prints_as_one_line(capsys):
-    from smol_envs_core.errors import _one_line_excepthook, one_line_error
+    from smol_envs_core.errors import one_line_error, one_line_excepthook
     from smoltalkbench.errors import ConfigError
 
     try:
@@ -124,7 +124,7 @@ def test_a_wrapped_user_error_prints_as_one_line(capsys):
             raise RuntimeError("Failed to load environment 'smoltalkbench'") from inner
     except RuntimeError as outer:
         assert isinstance(one_line_error(outer), ConfigError)
-        _one_line_excepthook(lambda *a: pytest.fail("traceback printed"))(
+        one_line_excepthook(lambda *a: pytest.fail("traceback printed"))(
             RuntimeError, outer, outer.__traceback__
         )
     assert capsys.readouterr().err == (

@@ -97,6 +97,6 @@ def test_request_line_names_the_generation_knobs():
     assert line.endswith("request POST /v1/completions bytes=99 max_tokens=4 temperature=0")
 
 
-def test_status_exits_non_zero_when_stopped(tmp_path, monkeypatch):
+def test_status_exits_3_when_stopped(tmp_path, monkeypatch):
     monkeypatch.setenv("SMOL_ENVS_STATE_DIR", str(tmp_path))
-    assert serve.main(["status", "--port", str(free_port())]) == 1
+    assert serve.main(["status", "--port", str(free_port())]) == 3

@@ -130,6 +130,23 @@ def test_infra_error_stops_the_run_without_a_score(edition):
     assert "python-easy-002" not in doc["results"] and len(doc["results"]) < N
 
 
+def test_an_infra_stop_counts_only_the_tasks_it_scored(edition):
+    """The first three tasks have no prediction (recorded at once, never sent); the scorer
+    fails on the first task it is sent: nothing was scored, and the stop line says so."""
+    tmp, preds = edition
+    last_three = tmp / "last_three.jsonl"
+    last_three.write_text("".join(preds.read_text().splitlines(keepends=True)[3:]))
+    with pytest.raises(InfraStop) as stop:
+        run(last_three, tmp / "r.json", InProcessPython(fail_at=1), languages=["python"],
+            concurrency=1)
+    assert str(stop.value).startswith(
+        f"stopped on an infrastructure error (no score given): 0 of {N} selected tasks scored, "
+        f"3 without a prediction (never sent), {N - 3} not scored: ")
+    doc = json.loads((tmp / "r.json").read_text())
+    assert doc["status"] == "stopped" and doc["summary"] is None
+    assert {r["status"] for r in doc["results"].values()} == {report.MISSING_PREDICTION}
+
+
 def test_one_process_per_output(edition):
     tmp, preds = edition
     out = tmp / "r.json"

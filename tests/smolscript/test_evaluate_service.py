@@ -2,16 +2,18 @@
 
 On the 35 moderate tasks (all nine languages): references score 100, negative controls
 score 0; the negative-control run is interrupted and resumed, and its verdicts equal those
-of a straight run at another concurrency (results identical up to timing fields).
+of a straight run at another concurrency (results identical up to timing fields). A service
+that is gone after the health check stops the run with nothing counted as scored.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from smolscript import data
-from smolscript.evaluate import evaluate_predictions
+from smolscript.evaluate import InfraStop, evaluate_predictions
 from smolscript_sandbox.client import SandboxClient, default_url
 from smolscript_sandbox.testing import ensure_service
 
@@ -95,3 +97,27 @@ def test_negative_controls_score_0_interrupted_resumed_and_concurrency_free(
     straight = evaluate(service_url, predictions["negative_control"], tmp_path / "one.json", 1)
     assert without_timings(straight["results"]) == without_timings(resumed["results"])
     assert without_timings(straight["summary"]) == without_timings(resumed["summary"])
+
+
+def test_a_service_gone_after_its_health_check_scores_nothing(service_url, predictions, tmp_path):
+    """The real service answers the fingerprint request; every job then goes to a port where
+    nothing listens (the service died): the stop line and the checkpoint count 0 scored tasks,
+    and the tasks without a prediction are said to be never sent, not scored."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    some = tmp_path / "some.jsonl"  # the last five selected tasks: the first 30 have none
+    refs = data.load_references("default")
+    last = [t["id"] for t in data.load_tasks("default", None, ["moderate"])][-5:]
+    some.write_text("".join(json.dumps({"id": i, "code": refs[i]["reference_solution"]}) + "\n"
+                            for i in last))
+    urls = iter([service_url, dead])
+    with pytest.raises(InfraStop) as stop:
+        evaluate_predictions(some, tmp_path / "r.json", concurrency=4,
+                             client_factory=lambda: SandboxClient(next(urls)), **SUBSET)
+    assert str(stop.value).startswith(
+        "stopped on an infrastructure error (no score given): 0 of 35 selected tasks scored, "
+        "30 without a prediction (never sent), 5 not scored: "), str(stop.value)
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["status"] == "stopped" and dead in doc["error"]
+    assert not [r for r in doc["results"].values() if r.get("status") != "missing_prediction"]

@@ -126,6 +126,68 @@ def test_results_of_another_dataset_build_are_refused(tmp_path):
     assert summary["tasks_scored"] == 1 and summary["tasks_missing"] == 349
 
 
+def _vf_run(folder, env_args, tasks, passing=("python", "rust")):
+    """A vf-eval -s run folder over `tasks` (one row each), recording `env_args`."""
+    from smolscript import data
+
+    sha = data.dataset_hash("default")
+    rows = [{"info": {"id": t["id"], "language": t["language"], "difficulty": t["difficulty"],
+                      "dataset_sha256": sha},
+             "metrics": {"passed": float(t["language"] in passing), "syntax_ok": 1.0,
+                         "hidden_test_pass_rate": 1.0 if t["language"] in passing else 0.25}}
+            for t in tasks]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "metadata.json").write_text(json.dumps(
+        {"env_id": "smolscript", "env_args": env_args, "model": "m", "num_examples": len(rows)}))
+    return folder
+
+
+def _first_of_each_language():
+    from smolscript import data
+
+    first = {}
+    for task in data.load_tasks("default"):
+        first.setdefault(task["language"], task)
+    return list(first.values())
+
+
+def test_a_per_language_vf_eval_run_reports_its_filtered_macro_score(tmp_path):
+    """`-a '{"per_language": 1}'` selects nine tasks: all nine scored is a complete filtered
+    run, reported with filtered_macro_score (never the official score), as the evaluator's
+    --language/--difficulty runs are."""
+    from smolscript.report import headline
+
+    summary, _ = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1},
+                                           _first_of_each_language()))
+    assert summary["status"] == "filtered" and summary["tasks_missing"] == 0
+    assert summary["filtered_macro_score"] == pytest.approx(200 / 9)
+    assert summary["smolscript_score"] is None
+    assert headline(summary) == ("filtered_macro_score (not official)", pytest.approx(200 / 9))
+
+
+def test_a_per_language_run_missing_a_selected_task_is_still_partial(tmp_path):
+    summary, _ = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1},
+                                           _first_of_each_language()[:-1]))
+    assert summary["status"] == "partial: 1 task(s) missing, no score"
+    assert summary["filtered_macro_score"] is None and summary["smolscript_score"] is None
+
+
+def test_the_report_selects_what_load_environment_selected(tmp_path):
+    """num_examples after per_language, and a single language given as a string, as
+    `load_environment` reads them."""
+    three = _first_of_each_language()[:3]
+    summary, _ = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1, "num_examples": 3},
+                                           three))
+    assert summary["status"] == "filtered" and summary["tasks_scored"] == 3
+    assert summary["languages"] == [t["language"] for t in three]
+    from smolscript import data
+
+    pythons = data.load_tasks("default", ["python"])
+    summary, _ = summarize_results(_vf_run(tmp_path / "b", {"languages": "python"}, pythons))
+    assert summary["status"] == "filtered" and summary["filtered_macro_score"] == 100.0
+
+
 def test_the_cli_refuses_another_environments_run_in_one_line(tmp_path, capsys):
     from smolscript import cli
 

@@ -1,6 +1,7 @@
 """The shared process manager on real processes: ready before recorded, reuse, a start lock
 against two starters, a death by signal reported with its name and log tail, a recycled pid
-never taken for ours, and `smol-envs-serve status` exiting 1 when stopped."""
+never taken for ours, and the `status` exit convention (LSB: 0 running, 3 not running) shared by
+`smol-envs-serve` and the scoring service."""
 
 from __future__ import annotations
 
@@ -106,14 +107,28 @@ def test_a_recycled_pid_is_never_taken_for_ours(tmp_path):
     assert procman.stop(tmp_path) is False  # and this test process is still alive
 
 
-def test_serve_status_exits_1_when_stopped(tmp_path):
+def test_serve_status_exits_3_when_stopped(tmp_path):
     env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path))
     port = free_port()
     done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status", "--port",
                            str(port)], capture_output=True, text=True, env=env,
                           timeout=60, check=False)
-    assert done.returncode == 1
+    assert done.returncode == 3
     assert done.stdout.strip() == f"stopped (no server of ours on port {port})"
+
+
+def test_both_status_commands_share_one_exit_convention(tmp_path):
+    """`smol-envs-serve status` and `python -m smolscript_sandbox status` on a port where
+    nothing runs: both exit 3 (LSB "program is not running"), the value procman names."""
+    env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path))
+    port = str(free_port())
+    codes = {}
+    for module in ("smol_envs_core.serve", "smolscript_sandbox"):
+        done = subprocess.run([sys.executable, "-m", module, "status", "--port", port],
+                              capture_output=True, text=True, env=env, timeout=60, check=False)
+        codes[module] = done.returncode
+    assert codes == {"smol_envs_core.serve": 3, "smolscript_sandbox": 3}
+    assert procman.STATUS_NOT_RUNNING == 3 and procman.STATUS_RUNNING == 0
 
 
 def test_serve_reads_its_port_from_smol_envs_model_port(tmp_path):
@@ -121,7 +136,7 @@ def test_serve_reads_its_port_from_smol_envs_model_port(tmp_path):
     env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path), SMOL_ENVS_MODEL_PORT=str(port))
     done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status"],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
-    assert done.returncode == 1 and done.stdout.strip().endswith(f"on port {port})")
+    assert done.returncode == 3 and done.stdout.strip().endswith(f"on port {port})")
     env["SMOL_ENVS_MODEL_PORT"] = "eighty"
     done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status"],
                           capture_output=True, text=True, env=env, timeout=60, check=False)

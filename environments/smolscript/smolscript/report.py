@@ -260,13 +260,16 @@ def summarize_results(path: str | Path, edition: str = "default") -> tuple[dict,
         langs, selected = settings["languages"], meta.get("selected_ids")
         filtered = langs != list(LANGUAGE_ORDER) or settings["difficulties"] != list(DIFFICULTIES)
         edition = settings.get("edition", edition)
-    else:  # vf-eval results: selection from the env arguments recorded in metadata
+    else:  # vf-eval results: the selection load_environment made from the recorded env args
         env_args = meta.get("env_args") or {}
-        langs = env_args.get("languages") or None
-        diffs = env_args.get("difficulties") or None
         edition = env_args.get("edition", edition)
-        filtered = bool(langs or diffs)
-        selected = [t["id"] for t in data.load_tasks(edition, langs, diffs)]
+        tasks = data.select_tasks(edition, env_args.get("languages") or None,
+                                  env_args.get("difficulties") or None,
+                                  env_args.get("per_language"), env_args.get("num_examples", -1))
+        langs = [lang for lang in LANGUAGE_ORDER if any(t["language"] == lang for t in tasks)]
+        selected = [t["id"] for t in tasks]
+        # A subset (filters, per_language, num_examples) is never the official score.
+        filtered = len(selected) != len(data.load_tasks(edition))
     loaded = data.dataset_hash(edition)
     check_dataset(records, loaded, edition)
     summary = summarize(records, selected_languages=langs, expected_ids=selected,

@@ -93,9 +93,12 @@ def one_line_error(error: BaseException) -> SmolEnvsError | None:
     return None
 
 
-def _one_line_excepthook(previous):
+def one_line_excepthook(previous, find=one_line_error, mark: str = "smol_envs"):
+    """An excepthook printing `find(exception)` as one line on stderr (prefixed
+    `smol-envs: error: ` unless it starts with `smol-envs:`), or calling `previous` when `find`
+    returns None or SMOL_ENVS_DEBUG is set. The hook carries the attribute `mark` (True)."""
     def hook(kind, value, traceback):
-        found = one_line_error(value)
+        found = find(value)
         if found is None or os.environ.get("SMOL_ENVS_DEBUG"):
             previous(kind, value, traceback)
             return
@@ -103,11 +106,11 @@ def _one_line_excepthook(previous):
         print(text if text.startswith("smol-envs:") else f"smol-envs: error: {text}",
               file=sys.stderr)
 
-    hook.smol_envs = True
+    setattr(hook, mark, True)
     return hook
 
 
 def install_excepthook() -> None:
     """Print an uncaught SmolEnvsError (or one wrapped by vf-eval) as its one line; idempotent."""
     if not getattr(sys.excepthook, "smol_envs", False):
-        sys.excepthook = _one_line_excepthook(sys.excepthook)
+        sys.excepthook = one_line_excepthook(sys.excepthook)

@@ -5,7 +5,8 @@ dead endpoint (a typo in the port, a server that is not started) used to surface
 four minutes. Before the first rollout, `ensure_reachable` opens one TCP connection to the
 endpoint's host and port: a refused connection, an unknown host or no answer within the timeout
 raises `InfrastructureError` at once. It checks reachability only; whether the endpoint serves
-the model is left to the first real request (and its retries).
+the model is left to the first real request (and its retries). `chat_client_warning` words the
+warning a raw-completion benchmark gives when vf-eval reaches the model through a chat API.
 """
 
 from __future__ import annotations
@@ -28,6 +29,26 @@ def endpoint_base_url(client: Any) -> str | None:
     """
     value = getattr(client, "api_base_url", None)
     return str(value).rstrip("/") if value else None
+
+
+COMPLETIONS_CLIENT = "openai_completions"
+
+
+def chat_client_warning(client: Any, environment: str, completions_alias: str) -> str | None:
+    """The one-line warning for a raw-completion benchmark run through a chat-style client,
+    or None when the client sends raw completions or is not a verifiers `ClientConfig` (a
+    trainer's ready client is its owner's business).
+
+    `client.client_type` is what vf-eval's `--api-client-type` or an alias's `type` set
+    (verifiers' default, `openai_chat_completions`, when neither does). Pure.
+    """
+    kind = getattr(client, "client_type", None)
+    if not isinstance(kind, str) or kind == COMPLETIONS_CLIENT:
+        return None
+    return (f"{environment}: warning: the model is reached through client type {kind!r}, so it "
+            "sees each prompt inside its chat template, while this is a raw-completion "
+            f"benchmark (the model continues the prompt); use -m {completions_alias} or "
+            f"--api-client-type {COMPLETIONS_CLIENT}")
 
 
 def host_and_port(url: str) -> tuple[str, int]:

@@ -38,6 +38,13 @@ from filelock import FileLock
 from .errors import InfrastructureError
 
 RECORD = "process.json"
+# Exit status of every service command's `status` (`smol-envs-serve status`, `python -m
+# smolscript_sandbox status`): the LSB init-script convention (Linux Standard Base Core
+# Specification, "Init Script Actions": 0 "program is running or service is OK", 3 "program is
+# not running"). Running means it answers (/v1/models, /health); a process that is still
+# starting, or not ours, is "not running".
+STATUS_RUNNING = 0
+STATUS_NOT_RUNNING = 3
 LOG = "server.log"
 # Marks every service process started by a test session (inherited by subprocesses such as
 # vf-eval), so that the suite can check at its end that it left nothing running.

@@ -16,8 +16,9 @@ shapes the 0.3.36 server mishandles:
 Usage::
 
     smol-envs-serve start [--port 8765] [--host 127.0.0.1]
-    smol-envs-serve status          (exit 1 when no server of ours runs there)
+    smol-envs-serve status          (exit 0 when ours answers there, 3 when not: LSB)
     smol-envs-serve stop
+    smol-envs-serve endpoints [--write PATH]   (vf-eval aliases for the server on --port)
 
 `start` returns (printing the base URL) only once one real completion of a few tokens has
 succeeded: a server that answers `/v1/models` but dies or hangs on its first request (a CPU
@@ -43,7 +44,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from . import loglik, procman
+from . import endpoints, loglik, procman
 from .errors import InfrastructureError
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
@@ -285,6 +286,12 @@ def default_port() -> int:
         raise ValueError(f"SMOL_ENVS_MODEL_PORT must be a port number, got {value!r}") from None
 
 
+def endpoints_toml(host: str, port: int) -> str:
+    """The vf-eval endpoint aliases (endpoints.toml text) of our server on host:port;
+    `configs/endpoints.toml` is this for the default port."""
+    return endpoints.render(base_url(host, port), MODEL_NAME, port)
+
+
 def stop(port: int = DEFAULT_PORT) -> bool:
     """Stop our server on `port` if it runs; return True when one was stopped."""
     return procman.stop(state_dir(port))
@@ -311,24 +318,46 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("command", choices=["start", "stop", "status", "_serve"],
+    parser.add_argument("command", choices=["start", "stop", "status", "endpoints", "_serve"],
                         help="start: background server, ready after one real completion; "
-                             "status: exit 1 unless ours runs; stop: stop ours")
+                             "status: exit 0 when ours answers, 3 when not (LSB); stop: stop "
+                             "ours; endpoints: print the vf-eval aliases (endpoints.toml) for "
+                             "the server on --port")
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
     parser.add_argument("--port", type=int, default=port,
                         help="TCP port ($SMOL_ENVS_MODEL_PORT when set)")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
                         help="llama.cpp CPU threads")
+    parser.add_argument("--write", type=Path, default=None, metavar="PATH",
+                        help="endpoints: write the aliases to PATH (for `vf-eval -e PATH`) "
+                             "instead of printing them")
     args = parser.parse_args(argv)
     try:
         if args.command == "start":
             print(start(args.host, args.port, args.threads))
+            if args.port != DEFAULT_PORT:
+                print(f"note: configs/endpoints.toml names port {DEFAULT_PORT}; aliases for "
+                      f"port {args.port}: `smol-envs-serve endpoints --port {args.port} --write "
+                      "PATH`, then `vf-eval ... -e PATH -m smollm2-135m`", file=sys.stderr)
+        elif args.command == "endpoints":
+            text = endpoints_toml(args.host, args.port)
+            if args.write is None:
+                print(text, end="")
+            else:
+                try:
+                    args.write.write_text(text)
+                except OSError as exc:
+                    print(f"smol-envs-serve: error: cannot write {args.write}: {exc}",
+                          file=sys.stderr)
+                    return 2
+                print(f"wrote {args.write}")
         elif args.command == "stop":
             print("stopped" if stop(args.port) else "not running")
         elif args.command == "status":
             described = status(args.port)
             print(described)
-            return 0 if described.startswith("running") else 1
+            return (procman.STATUS_RUNNING if described.startswith("running")
+                    else procman.STATUS_NOT_RUNNING)
         else:
             serve_forever(args.host, args.port, args.threads)
     except InfrastructureError as exc:

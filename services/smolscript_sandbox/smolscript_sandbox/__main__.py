@@ -1,7 +1,8 @@
 """Command line: `python -m smolscript_sandbox serve|start|stop|status`.
 
 serve runs the service in the foreground; start runs it in the background and waits for
-/health; stop ends it; status prints the health record (exit 3 when it is down).
+/health; stop ends it; status prints the health record (exit 0, or 3 when it is down: the LSB
+convention `smol-envs-serve status` shares, smol_envs_core.procman.STATUS_*).
 """
 
 from __future__ import annotations
@@ -107,12 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "stop":
         print("stopped" if control.stop(config) else f"not running at {config.base_url}")
         return 0
+    from smol_envs_core.procman import STATUS_NOT_RUNNING, STATUS_RUNNING
+
     info = control.health(config)
     if info is None:
         print(f"not running at {config.base_url}")
-        return 3
+        return STATUS_NOT_RUNNING
     print(json.dumps(info, indent=2))
-    return 0
+    return STATUS_RUNNING
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+"""A misspelled environment id given to vf-eval, as one line naming the installed ones.
+
+vf-eval (verifiers 0.3.1, `verifiers.legacy.utils.env_utils.load_environment`) imports the
+module `ID.replace("-", "_")` (after the last `/`); when there is none it raises
+`ValueError("Could not import 'ID' environment. ...")` from the `ModuleNotFoundError`, which
+reaches the user as a 40-line traceback. vf-eval is verifiers' own command and offers no hook of
+its own, so the core ships a startup hook instead: `smol_envs_core.pth` in site-packages, whose
+`import` line Python's `site` module runs at interpreter start
+(https://docs.python.org/3/library/site.html), calls `install()`. In a vf-eval process only,
+that wraps `sys.excepthook`: such an error prints
+`smol-envs: error: no environment 'ID' is installed (...); this collection's: A, B, C (did you
+mean A?)` and the process exits 1, as for any uncaught exception. Every other exception, and
+this one with SMOL_ENVS_DEBUG set, goes to the previous hook unchanged. The installed
+environments are those registering a `smol_envs.report` entry point (each of the collection's
+environments does).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+
+# What verifiers 0.3.1 raises when the environment's module cannot be imported.
+_COULD_NOT_IMPORT = re.compile(r"^Could not import '(?P<env_id>.+?)' environment\.")
+ENTRY_POINT_GROUP = "smol_envs.report"
+COMMANDS = ("vf-eval",)
+MARK = "smol_envs_vfeval"
+
+
+def module_name(env_id: str) -> str:
+    """The module vf-eval 0.3.1 imports for `env_id` (dashes to underscores, after the last
+    `/`). Pure."""
+    return env_id.replace("-", "_").split("/")[-1]
+
+
+def unknown_environment(error: BaseException) -> str | None:
+    """The environment id when `error` is vf-eval's failure to import the environment's own
+    module (not a module that an installed environment failed to import), else None. Pure."""
+    match = _COULD_NOT_IMPORT.match(str(error)) if isinstance(error, ValueError) else None
+    cause = error.__cause__
+    if match is None or not isinstance(cause, ModuleNotFoundError):
+        return None
+    env_id = match.group("env_id")
+    return env_id if cause.name == module_name(env_id) else None
+
+
+def installed_environments() -> list[str]:
+    """The ids of this collection's installed environments, sorted (their `smol_envs.report`
+    entry points)."""
+    from importlib.metadata import entry_points
+
+    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def message(env_id: str, installed: list[str]) -> str:
+    """The one line for an unknown `env_id`, naming `installed` and the closest ids. Pure."""
+    names = ", ".join(installed) if installed else "(none installed)"
+    close = difflib.get_close_matches(env_id, installed, n=2, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return (f"smol-envs: error: no environment '{env_id}' is installed (vf-eval looked for the "
+            f"module {module_name(env_id)}); this collection's: {names}{hint}")
+
+
+def unknown_environment_line(error: BaseException) -> str | None:
+    """`message` for vf-eval's unknown-environment error, naming the installed environments;
+    None for any other exception."""
+    env_id = unknown_environment(error)
+    return None if env_id is None else message(env_id, installed_environments())
+
+
+def install() -> None:
+    """Wrap `sys.excepthook` in a vf-eval process (idempotent; nothing elsewhere). Called at
+    interpreter start by `smol_envs_core.pth`; never raises."""
+    try:
+        argv0 = sys.argv[0] if getattr(sys, "argv", None) else ""
+        if os.path.basename(argv0) not in COMMANDS:
+            return
+        if not getattr(sys.excepthook, MARK, False):
+            from .errors import one_line_excepthook
+
+            sys.excepthook = one_line_excepthook(sys.excepthook, unknown_environment_line, MARK)
+    except Exception:  # noqa: BLE001 - a startup hook must never stop the interpreter
+        return
