@@ -83,6 +83,8 @@ def family_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return _table(["Modality", "Family", "Category", "Tasks"], body)
 
 
+# The selection column of the frozen 0.3.0 default edition.
+FROZEN_030 = "default as published at 0.3.0 (frozen)"
 STATUS_MARK = "**Status:"
 
 
@@ -224,7 +226,7 @@ handling in a real browser.
 | full2000 | archive/v0.1.0 | {EDITION_SIZES["full2000"]} | generated |
 | previous1000 | archive/v0.2.0 | {EDITION_SIZES["previous1000"]} | full2000 |
 | default | (root) | {EDITION_SIZES["default"]} | previous1000 |
-| default-0.3.0 | archive/v0.3.0 | {EDITION_SIZES["default"]} | default as published at 0.3.0 (frozen) |
+| default-0.3.0 | archive/v0.3.0 | {EDITION_SIZES["default"]} | {FROZEN_030} |
 
 Each selection is a deterministic SHA256 ranking within language x modality x difficulty x
 family x category strata (`selection_manifest.json` lists every id and its hash). Ids,
