@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -63,6 +64,19 @@ def case_all(row: Row, op: str) -> str:
     return {"UPPER": source.upper(), "LOWER": source.lower(), "SWAPCASE": source.swapcase()}[op]
 
 
+def random_edits(row: Row, kind: str) -> str:
+    """reverse(S) with blind random edits, seeded by the row (the same reply on every run):
+    "flip" swaps the case of three random characters, "delete" removes one."""
+    rng = random.Random(f"{kind}|{row['input']}|{row['tape']}")
+    chars = list(row["input"][::-1])
+    if kind == "flip":
+        for i in rng.sample(range(len(chars)), min(3, len(chars))):
+            chars[i] = chars[i].swapcase()
+    else:
+        del chars[rng.randrange(len(chars))]
+    return "".join(chars)
+
+
 # name -> (policy, why it must earn (close to) nothing, or what it should earn)
 POLICIES: dict[str, tuple[Callable[[Row], str], str]] = {
     "gold": (lambda r: block(list(r["target_lines"])), "the answer: 1.0"),
@@ -87,6 +101,10 @@ POLICIES: dict[str, tuple[Callable[[Row], str], str]] = {
                   "copy minus its last character (blind deletion)"),
     "double_first": (lambda r: with_line3(r, r["input"][-1] + r["input"][::-1]),
                      "copy with its first character doubled (blind repeat)"),
+    "random_case_flips": (lambda r: with_line3(r, random_edits(r, "flip")),
+                          "three random letters case-swapped (a policy that guesses edits)"),
+    "random_deletion": (lambda r: with_line3(r, random_edits(r, "delete")),
+                        "one random character deleted"),
     "copy_bare": (lambda r: "\n".join([*given(r), r["input"][::-1], r["input"]]),
                   "the copy answer without the block"),
     "empty": (lambda r: "", "no reply"),
