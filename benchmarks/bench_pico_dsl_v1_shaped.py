@@ -8,7 +8,11 @@ benchmark and of the train rows the CPU GRPO script uses (`splits.train_rows(...
 match), and prints one table per row set: mean shaped reward, rows at 1.0 and exact matches.
 Nothing is asserted here; tests/pico_dsl_v1/test_shaped.py holds the bounds.
 
+With `--endpoint URL` it also samples a model on the tiny train prompts (temperature 1.0, 64
+tokens, as the GRPO script does) and prints what its replies earn.
+
     uv run python benchmarks/bench_pico_dsl_v1_shaped.py [--train-rows 480] [--json FILE]
+    uv run python benchmarks/bench_pico_dsl_v1_shaped.py --endpoint http://127.0.0.1:8765/v1
 """
 
 from __future__ import annotations
@@ -144,12 +148,42 @@ def table(title: str, n: int, figures: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+def model_figures(endpoint: str, prompts: int, group: int) -> dict[str, float]:
+    """Sample `group` chat replies (temperature 1.0, 64 tokens) for each of the first `prompts`
+    tiny train rows from an OpenAI-compatible `endpoint`; return the mean shaped reward, how
+    many samples earn more than 0 and how many groups have any reward spread (a GRPO
+    advantage)."""
+    from openai import OpenAI
+    from pico_dsl_v1.prompt import SYSTEM_PROMPT
+    from pico_dsl_v1.splits import prompt_key
+
+    client = OpenAI(base_url=endpoint, api_key="none")
+    rewards, spread = [], 0
+    for row in train_rows(prompts, difficulty="tiny"):
+        group_rewards = []
+        for k in range(group):
+            reply = client.chat.completions.create(
+                model="local", temperature=1.0, max_tokens=64, seed=k,
+                messages=[{"role": "system", "content": SYSTEM_PROMPT},
+                          {"role": "user", "content": prompt_key(row)}],
+            ).choices[0].message.content
+            group_rewards.append(shaped(reply or "", row))
+        rewards += group_rewards
+        spread += max(group_rewards) > min(group_rewards)
+    return {"samples": len(rewards), "shaped_mean": sum(rewards) / len(rewards),
+            "samples_above_zero": sum(1 for r in rewards if r > 0), "groups_with_spread": spread}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the tables (and write them as JSON with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train-rows", type=int, default=480,
                         help="rows of each train set (GRPO's tiny stream, the mixed stream)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--endpoint", default=None,
+                        help="also sample a model here (e.g. http://127.0.0.1:8765/v1)")
+    parser.add_argument("--prompts", type=int, default=16, help="tiny train prompts to sample")
+    parser.add_argument("--group", type=int, default=4, help="samples per prompt")
     args = parser.parse_args(argv)
     sets = {
         "benchmark (eval split)": eval_rows(),
@@ -162,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         figures = policy_figures(rows)
         report[title] = {"rows": len(rows), "policies": figures}
         print(table(title, len(rows), figures), end="\n\n")
+    if args.endpoint is not None:
+        report["model"] = model_figures(args.endpoint, args.prompts, args.group)
+        print(f"model at {args.endpoint}: {json.dumps(report['model'])}")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0
