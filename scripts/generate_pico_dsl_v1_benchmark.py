@@ -5,7 +5,9 @@ server) for short phrases across sampled topics and styles, one batch per round.
 goes through pico_dsl_v1.builder (cleaning, deterministic tape compiler, strict validator); the
 script asks for more rounds until all 6 x 4 cells are full, then writes only validated rows and
 a manifest. Replays (`--replay FILE`, a previous output or a phrase log) need no model and give
-byte-identical rows for the same phrases and seed.
+byte-identical rows for the same phrases and seed; replaying a built benchmark keeps the
+phrase-generation record of its manifest (model, rounds, phrase statistics) as
+`phrase_generation`, so a replay of the committed file rewrites the same manifest too.
 
     uv run python scripts/generate_pico_dsl_v1_benchmark.py          # the local server
     uv run python scripts/generate_pico_dsl_v1_benchmark.py --endpoint URL --model M \
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pico_dsl_v1.builder import BenchmarkBuilder, PhraseSeed, replay_phrases, serialize_rows
-from pico_dsl_v1.spec import LEVELS, ROWS_PER_CELL, SLICES
+from pico_dsl_v1.spec import DATASET_VERSION, LEVELS, ROWS_PER_CELL, SLICES
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ENDPOINT = "http://127.0.0.1:8765/v1"
@@ -46,6 +48,13 @@ PROMPT = (
     "Write one short {{ style }} phrase of four to eight words about {{ topic }}. "
     "Reply with the phrase only, no quotes."
 )
+
+
+# Manifest fields that describe the model run which wrote the phrases (kept through replays).
+GENERATION_KEYS = (
+    "model", "source", "note", "rounds", "phrases_requested", "phrases_resumed_from_log",
+    "phrases_returned", "phrases_offered_until_complete", "seconds", "phrase_log", "phrases",
+)  # fmt: skip
 
 
 class GenerationError(RuntimeError):
@@ -160,6 +169,19 @@ def load_replay(path: Path) -> list[PhraseSeed]:
     return [PhraseSeed(r["text"], r.get("topic", ""), r.get("style", "")) for r in records]
 
 
+def replayed_generation(path: Path) -> dict[str, Any] | None:
+    """The phrase-generation record of the build being replayed: its manifest's
+    `phrase_generation`, or that manifest's GENERATION_KEYS (a manifest from before replays kept
+    them); None when `path` has no manifest beside it (a phrase log)."""
+    manifest_path = path.with_suffix(".manifest.json")
+    if not manifest_path.is_file():
+        return None
+    previous = json.loads(manifest_path.read_text())
+    if "phrase_generation" in previous:
+        return previous["phrase_generation"]
+    return {k: previous[k] for k in GENERATION_KEYS if k in previous}
+
+
 def write_outputs(
     args: argparse.Namespace, builder: BenchmarkBuilder, info: dict[str, Any]
 ) -> dict[str, Any]:
@@ -174,6 +196,7 @@ def write_outputs(
         counts[row["slice"]][row["complexity_level"]] += 1
     manifest = {
         "dataset": args.output.name,
+        "dataset_version": DATASET_VERSION,
         "rows": len(builder.rows()),
         "sha256": sha256_text(text),
         "counts": counts,
@@ -210,7 +233,13 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     if args.replay is not None:
         builder.offer_all(load_replay(args.replay))
-        info: dict[str, Any] = {"model": None, "source": f"replay of {args.replay.name}"}
+        generation = replayed_generation(args.replay)
+        info: dict[str, Any] = {
+            "model": generation.get("model") if generation else None,
+            "source": f"replay of {args.replay.name}",
+        }
+        if generation is not None:
+            info["phrase_generation"] = generation
     else:
         log_path = args.phrase_log or CACHE / f"phrases-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,9 +5,9 @@
 Not part of CI: it needs torch and transformers (`pip install torch==2.13.0` takes this machine
 image's CPU wheel; see the `rl` dependency group in the root pyproject). Each step takes one
 train task (the generated stream, never a benchmark prompt), samples `--group` completions at
-temperature 1.0, scores them with pico-dsl-v1's opt-in shaped reward (`shaped_line_similarity`,
-the mean line similarity, see pico_dsl_v1/shaped.py; exact match stays the benchmark's score and
-is printed beside it),
+temperature 1.0, scores them with pico-dsl-v1's opt-in shaped reward (`shaped_line_similarity`:
+credit for lines 3 and 4 beyond the best tape-blind answer, see pico_dsl_v1/shaped.py; exact
+match stays the benchmark's score and is printed beside it),
 computes advantages as reward minus the group mean (prime-rl's rule), and takes one policy-
 gradient step on the sum of the completion tokens' log-probabilities weighted by advantage.
 It prints one row per step: mean shaped reward, mean exact match, advantage spread (max - min),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pico_dsl_v1.builder import BenchmarkBuilder, PhraseSeed, replay_phrases, serialize_rows
 from pico_dsl_v1.phrases import BUILTIN_PHRASES, clean_phrase
+from pico_dsl_v1.spec import DATASET_VERSION
 from pico_dsl_v1.validate import benchmark_problems
 
 from .conftest import BENCHMARK, MANIFEST, REPO
@@ -56,17 +57,23 @@ def test_committed_benchmark_is_valid_and_matches_manifest(benchmark_rows: list[
     assert manifest["sha256"] == hashlib.sha256(BENCHMARK.read_bytes()).hexdigest()
     assert manifest["rows"] == 480 and manifest["phrases"]["accepted"] == 480
     assert manifest["model"]["name"] == "SmolLM2-135M-Instruct"
+    assert manifest["dataset_version"] == DATASET_VERSION
+    assert manifest["phrase_generation"]["phrases"]["offered"] == 533  # the model run's record
 
 
 @pytest.mark.integration
 def test_script_replays_committed_benchmark_byte_for_byte(tmp_path: Path) -> None:
-    out = tmp_path / "rebuilt.jsonl"
-    subprocess.run(
-        [sys.executable, str(SCRIPT), "--replay", str(BENCHMARK), "--output", str(out)],
-        check=True,
-        timeout=120,
-    )
-    assert out.read_bytes() == BENCHMARK.read_bytes()
+    """Two replays of the committed file give its rows and its manifest, byte for byte."""
+    for run in ("first", "second"):
+        out = tmp_path / run / BENCHMARK.name
+        out.parent.mkdir()
+        subprocess.run(
+            [sys.executable, str(SCRIPT), "--replay", str(BENCHMARK), "--output", str(out)],
+            check=True,
+            timeout=120,
+        )
+        assert out.read_bytes() == BENCHMARK.read_bytes()
+        assert out.with_suffix(".manifest.json").read_bytes() == MANIFEST.read_bytes()
 
 
 @pytest.mark.integration

@@ -116,3 +116,50 @@ def test_duplicate_short_normalized_target_rejected() -> None:
     assert validator.offer(first) == []
     second = compile_row("cold TEA", "copy_case", "L1", seed=0)
     assert validator.offer(second) == ["duplicate short normalized target"]
+
+
+def symbol(row: dict, op: str) -> str:
+    """The first dictionary symbol of `row` that names `op`."""
+    return next(s for s, o in row["dictionary"].items() if o == op)
+
+
+@pytest.mark.parametrize(
+    ("text", "ops", "problem", "why"),
+    [
+        ("Cats nap", ["TAKE"] * 8 + ["TAKE"], "tape changes nothing (line 3 equals line 2)",
+         "all TAKE plus a no-op suffix: the copy answer S, reverse(S), reverse(S), S is exact"),
+        ("Cats nap", ["UPPER"] * 8 + ["TAKE"], "one case change on every letter",
+         "every letter upper-cased: a tape-blind upper() of line 2 is exact"),
+        ("Cats nap", ["TAKE", "TAKE", "LOWER", "TAKE", "TAKE", "TAKE", "TAKE", "LOWER", "TAKE"],
+         "one case change on every letter",
+         "lowering the only capital: a tape-blind lower() of line 2 is exact"),
+        ("Cats nap", ["SWAPCASE"] * 8 + ["UPPER"], "one case change on every letter",
+         "every letter swapped: a tape-blind swapcase() of line 2 is exact"),
+    ],
+)
+def test_rows_a_tape_blind_answer_solves_are_rejected(
+    text: str, ops: list[str], problem: str, why: str
+) -> None:
+    base = compile_row("Cats nap", "noop_suffix", "L1", seed=0)
+    tape = "".join(symbol(base, op) for op in ops)
+    row = build_row(text, tape, base["dictionary"], "noop_suffix", "L1")
+    assert any(problem in p for p in row_problems(row)), why
+
+
+def test_a_tape_that_changes_one_letter_passes_the_gate() -> None:
+    base = compile_row("Cats nap", "noop_suffix", "L1", seed=0)
+    tape = symbol(base, "UPPER") + symbol(base, "TAKE") * 7 + symbol(base, "TAKE")
+    row = build_row("Cats nap", tape, base["dictionary"], "noop_suffix", "L1")
+    assert row["target_lines"][2] == "Pan staC"
+    assert not [p for p in row_problems(row) if "line 3" in p]
+
+
+def test_packaged_and_generated_rows_need_the_tape() -> None:
+    """No packaged benchmark row, and no train row (the tiny stream the GRPO script uses, where
+    about 10% of rows were copies before the gate), is solved by a tape-blind answer."""
+    from pico_dsl_v1.oracle import blind_outputs
+    from pico_dsl_v1.splits import eval_rows, train_rows
+
+    for rows in (eval_rows(), train_rows(480, difficulty="tiny"), train_rows(480)):
+        assert not [r["id"] for r in rows
+                    if r["target_lines"][2] in blind_outputs(r["target_lines"][1])]

@@ -98,3 +98,10 @@ def target_lines(text: str, tape: str, dictionary: Mapping[str, str]) -> tuple[s
     reversed_text = text[::-1]
     line3 = apply_tape(reversed_text, tape, dictionary)
     return (text, reversed_text, line3, line3[::-1])
+
+
+def blind_outputs(source: str) -> tuple[str, str, str, str]:
+    """Line-3 answers that need no tape: `source` (reverse(S)) unchanged, and with every letter
+    upper-cased, lower-cased or case-swapped. The validator refuses a row whose line 3 is one of
+    them, and the shaped reward pays only for getting closer than the best of them."""
+    return (source, source.upper(), source.lower(), source.swapcase())

@@ -2,8 +2,8 @@
 
 Same pure core as the classic environment (`splits`, `parse`, `score`); this is the only module
 that imports `verifiers.v1`. The reward is exact match by default; `reward="line_similarity"`
-switches to an opt-in shaped reward for curricula (`shaped.shaped_line_similarity`: the mean line
-similarity, of the answer block or else of the reply's first lines), recorded under its own name
+switches to an opt-in shaped reward for curricula (`shaped.shaped_line_similarity`: credit for
+lines 3 and 4 beyond what a tape-blind answer gets, see shaped.py), recorded under its own name
 `shaped_line_similarity` so it is never mistaken for the benchmark's score (`exact_match` stays
 a metric either way).
 """
@@ -74,7 +74,7 @@ class PicoTask(SingleTurnTask, vf.Task[PicoData]):
     @vf.reward(weight=1.0)
     async def reward(self, trace: vf.Trace) -> dict[str, float]:
         """The headline reward in [0, 1], named by the task: exact_match (all four lines equal,
-        the benchmark's score) or shaped_line_similarity (opt-in, mean line similarity)."""
+        the benchmark's score) or shaped_line_similarity (opt-in, partial credit; see shaped.py)."""
         return {self.data.reward_name: (await self._record(trace))[self.data.reward_name]}
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .diagnostics import measure
-from .oracle import OPERATIONS, target_lines
+from .oracle import OPERATIONS, blind_outputs, target_lines
 from .spec import (
     COMPOSITE_MIN_PHENOMENA,
     FILLER_TAILS,
@@ -93,6 +93,11 @@ def _content_problems(row: dict[str, Any]) -> list[str]:
     if "<" in tape or ">" in tape:
         problems.append("tape contains < or >")
     line3 = lines[2]
+    if line3 == lines[1]:
+        # Copying line 2 would solve the row: the tape must do some work.
+        problems.append("tape changes nothing (line 3 equals line 2)")
+    elif line3 in blind_outputs(lines[1]):
+        problems.append("line 3 is line 2 with one case change on every letter")
     if not line3 or line3 != line3.strip() or "  " in line3:
         problems.append("line 3 empty, padded or with a double space")
     if any(_ML_TOKEN.search(line) for line in lines):
