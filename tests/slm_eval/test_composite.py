@@ -6,6 +6,7 @@ import pytest
 from slm_eval import composite
 from slm_eval.cli import main
 from slm_eval.errors import ConfigError, DataError
+from smol_envs_core.report import read_results
 
 pytestmark = pytest.mark.unit
 
@@ -77,7 +78,7 @@ def test_read_results_pools_and_ignores_other_kinds_columns(tmp_path):
     # An EnvGroup run fills other tasks' columns with zeros: only the task's own metrics count.
     _write_run(tmp_path / "a", "hellaswag", [{"acc": 1.0, "acc_norm": 0.0, "exact_match": 0.0},
                                              {"acc": 1.0, "acc_norm": 1.0, "exact_match": 0.0}])
-    results = composite.read_results([tmp_path / "a"])
+    results = composite.summarize(composite.pool([read_results(tmp_path / "a")]))
     assert results == {"hellaswag": {"acc": (100.0, 2), "acc_norm": (50.0, 2)}}
 
 
@@ -85,7 +86,7 @@ def test_read_results_refuses_a_row_seen_twice(tmp_path):
     _write_run(tmp_path / "a", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
     _write_run(tmp_path / "b", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
     with pytest.raises(DataError, match="appears twice"):
-        composite.read_results([tmp_path / "a", tmp_path / "b"])
+        composite.pool([read_results(tmp_path / "a"), read_results(tmp_path / "b")])
 
 
 def test_cli_int_index_names_components_and_denominator(tmp_path, capsys):

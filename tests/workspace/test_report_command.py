@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from smol_envs_core import cli
-from smol_envs_core.runreport import report_runs
+from smol_envs_core.report import report_runs
 
 from tests.workspace.report_runs import (
     ENDPOINT,
@@ -86,7 +86,7 @@ def test_runs_that_cannot_be_reported_give_one_line_and_exit_2(runs, tmp_path, c
     run = shutil.copytree(source, tmp_path / "run")
     expected = {"no_metadata": "no metadata.json beside results.jsonl",
                 "unknown_env": "no report for environment 'reverse-text' (known: pico-dsl-v1, ",
-                "missing_metric": "results line 1: metric 'exact_match' missing",
+                "missing_metric": "results line 1: metric 'exact_match' is missing",
                 "other_dataset": "the results were scored on dataset sha256 0000000000000000",
                 "empty_folder": "no results.jsonl inside"}[breakage]
     if breakage == "no_metadata":
@@ -163,7 +163,7 @@ def test_html_page_in_chromium(runs, tmp_path, capsys):
 def test_matplotlib_notes_stay_out_of_the_output(caplog, recwarn):
     import logging
 
-    from smol_envs_core.report import quiet_matplotlib
+    from smol_envs_core.report.charts import quiet_matplotlib
 
     with quiet_matplotlib() as plt:
         # what a first run logs while it builds the font cache, and a layout that cannot fit

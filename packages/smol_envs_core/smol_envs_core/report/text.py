@@ -1,0 +1,64 @@
+"""Print run reports (`model.RunReport`) in the terminal with rich: per run a header (model,
+endpoint, date, dataset version, behaviour version, run path, status), the headline figures
+(each estimate with its N, standard error, 95% interval and method), the environment's tables
+and its notes. `header_rows` is shared with the HTML page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .model import RunReport, Table, cell_text
+
+
+def header_rows(run: RunReport) -> list[tuple[str, str]]:
+    """The header every report opens with, then the headline figures, as (field, text)."""
+    head = run.header
+    rows = [("environment", head.env_id), ("model", head.model), ("endpoint", head.endpoint),
+            ("date", head.date), ("dataset", run.body.dataset_version),
+            ("behaviour version", head.behaviour_version), ("run", str(head.path)),
+            ("status", run.body.status)]
+    return rows + [(name, cell_text(value)) for name, value in run.body.headline]
+
+
+def notes(run: RunReport) -> tuple[str, ...]:
+    """The environment's notes, then the core's (skipped runs, mixed versions allowed)."""
+    return (*run.body.notes, *run.skipped)
+
+
+def _table(table: Table) -> Any:
+    from rich.table import Table as RichTable
+
+    out = RichTable(title=table.title, title_justify="left")
+    for index, column in enumerate(table.columns):
+        out.add_column(column, justify="left" if index == 0 else "right")
+    for row in table.rows:
+        out.add_row(*map(cell_text, row))
+    return out
+
+
+def renderable(run: RunReport) -> Any:
+    """A rich Group for one run: header and headline, tables, notes."""
+    from rich.console import Group
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+
+    head = RichTable(show_header=False, box=None, title=f"{run.header.env_id}: {run.header.model}",
+                     title_justify="left", title_style="bold")
+    head.add_column(style="dim")
+    head.add_column(overflow="fold")
+    for name, value in header_rows(run):
+        head.add_row(name, value)
+    parts: list[Any] = [head, *(_table(t) for t in run.body.tables)]
+    parts += [f"[yellow]note:[/yellow] {escape(note)}" for note in notes(run)]
+    return Group(*parts, "")
+
+
+def print_reports(runs: Sequence[RunReport], console: Any | None = None) -> None:
+    """Print every run's report, one after the other (to `console`, default a new rich
+    Console on stdout)."""
+    from rich.console import Console
+
+    console = console or Console()
+    for run in runs:
+        console.print(renderable(run))
