@@ -1,6 +1,7 @@
 """The Int Index and eval_avg: published figures, refusals, metric choice, results reading."""
 
 import json
+import re
 
 import pytest
 from slm_eval import composite
@@ -108,3 +109,33 @@ def test_cli_tasks_lists_every_task(capsys):
                  "math_500", "gpqa_diamond", "bfcl_v4", "int_index", "slm"):
         assert f"\n{name} " in out
     assert "Hub or data_path only" in out  # ArithMark: on no registry reachable here
+
+
+def test_cli_int_index_shows_its_bootstrap_interval_and_refuses_mixed_versions(tmp_path, capsys,
+                                                                               monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps at 80 columns under capture
+    _write_run(tmp_path / "h", "hellaswag", [{"acc": float(i % 2), "acc_norm": float(i % 2)}
+                                             for i in range(20)])
+    _write_run(tmp_path / "e", "arc_easy", [{"acc": 1.0, "acc_norm": float(i < 15)}
+                                            for i in range(20)])
+    _write_run(tmp_path / "c", "arc_challenge", [{"acc": 0.0, "acc_norm": float(i < 5)}
+                                                 for i in range(20)])
+    folders = [str(tmp_path / name) for name in "hec"]
+    assert main(["int-index", *folders]) == 0
+    out = capsys.readouterr().out
+    # HellaSwag 50 -> N 33.33; ARC (75 + 25) / 2 = 50 -> N 33.33
+    assert re.search(r"Int Index = 33\.33 ± \d+\.\d\d \(95% CI \[\d+\.\d\d, \d+\.\d\d\], "
+                     r"stratified bootstrap over rows within tasks, 2000 resamples, seed 0, "
+                     r"N=60\)", out), out
+    (tmp_path / "c" / "metadata.json").write_text(json.dumps({"env_id": "slm-eval",
+                                                              "behaviour_version": "2"}))
+    assert main(["int-index", *folders]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("slm-eval: error: refusing to compare or pool slm-eval runs of "
+                          "different behaviour versions (2 in ") and err.count("\n") == 1
+    assert main(["int-index", *folders, "--allow-mixed-versions"]) == 0
+    assert main(["report", *folders]) == 2  # the one renderer refuses them the same way
+    capsys.readouterr()
+    assert main(["report", *folders, "--allow-mixed-versions"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "behaviour version 2" in out and "behaviour version unversioned" in out

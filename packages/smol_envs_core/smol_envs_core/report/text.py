@@ -26,14 +26,21 @@ def notes(run: RunReport) -> tuple[str, ...]:
     return (*run.body.notes, *run.skipped)
 
 
+def _plain(value: Any) -> Any:
+    """A cell as literal text: brackets in values ("[4.6, 69.9]", paths) are not rich markup."""
+    from rich.text import Text
+
+    return Text(cell_text(value))
+
+
 def _table(table: Table) -> Any:
     from rich.table import Table as RichTable
 
-    out = RichTable(title=table.title, title_justify="left")
+    out = RichTable(title=_plain(table.title), title_justify="left")
     for index, column in enumerate(table.columns):
-        out.add_column(column, justify="left" if index == 0 else "right")
+        out.add_column(_plain(column), justify="left" if index == 0 else "right")
     for row in table.rows:
-        out.add_row(*map(cell_text, row))
+        out.add_row(*map(_plain, row))
     return out
 
 
@@ -43,12 +50,12 @@ def renderable(run: RunReport) -> Any:
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    head = RichTable(show_header=False, box=None, title=f"{run.header.env_id}: {run.header.model}",
-                     title_justify="left", title_style="bold")
+    head = RichTable(show_header=False, box=None, title_justify="left", title_style="bold",
+                     title=_plain(f"{run.header.env_id}: {run.header.model}"))
     head.add_column(style="dim")
     head.add_column(overflow="fold")
     for name, value in header_rows(run):
-        head.add_row(name, value)
+        head.add_row(_plain(name), _plain(value))
     parts: list[Any] = [head, *(_table(t) for t in run.body.tables)]
     parts += [f"[yellow]note:[/yellow] {escape(note)}" for note in notes(run)]
     return Group(*parts, "")
