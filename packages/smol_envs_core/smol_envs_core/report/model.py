@@ -55,24 +55,25 @@ class Row:
         return f"results line {self.line}" if self.line else "results row"
 
     def metric(self, name: str, hint: str = "") -> float:
-        """The metric `name` as a float, strictly: a missing value, None, a bool or a string
-        is refused, never read as 0.
+        """The metric `name` as a float, strictly: a missing value, None, a bool, NaN or a
+        string is refused, never read as 0.
 
         Raises:
             ResultsError: "results line N: metric 'name' is missing" (or "is not a number
                 (value)"), followed by `hint` (e.g. which run the reader expected).
         """
-        value = self.metrics.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float) or (
-                isinstance(value, float) and math.isnan(value)):
-            shown = "missing" if value is None else f"not a number ({value!r})"
+        value = self.optional_metric(name)
+        if value is None:
+            raw = self.metrics.get(name)
+            shown = "missing" if raw is None else f"not a number ({raw!r})"
             raise ResultsError(f"{self.where}: metric {name!r} is {shown}{hint}")
-        return float(value)
+        return value
 
     def optional_metric(self, name: str) -> float | None:
-        """The metric `name` as a float, or None when the row does not carry a number."""
+        """The metric `name` as a float, or None when the row carries no number there (absent,
+        None, a bool, a string, NaN)."""
         value = self.metrics.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
             return None
         return float(value)
 
