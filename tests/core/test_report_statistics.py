@@ -44,6 +44,15 @@ def test_t_interval_matches_the_formula():
     assert got.method == "t" and got.n == 5
 
 
+def test_t_interval_stays_inside_the_score_range():
+    """Six scores in [0, 1] whose t interval would pass 1 (as in a real smoltalkbench run):
+    clipped to 100; values outside [0, 1] (e.g. characters) are never clipped."""
+    got = mean_score([1.0, 1.0, 0.0, 0.79, 1.0, 0.0])
+    assert got.high == 100.0 and 0.0 < got.low < got.value
+    wide = mean_score([300.0, 10.0, 5.0], scale=1.0)
+    assert wide.low < 0.0  # the plain t interval, unclipped
+
+
 def test_describe_picks_wilson_only_for_zero_one_outcomes():
     assert describe([1.0, 0.0, 1.0]).method == "Wilson"
     assert describe([1.0, 0.5, 1.0]).method == "t"

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -254,8 +255,7 @@ def evaluator_results(path: str | Path) -> Results:
                    if isinstance(record.get(name), bool | int | float)}
         rows.append(make_row({**record, "info": info, "metrics": metrics}, 0, version))
     metadata = {**run, "env_id": "smolscript", "date": document.get("finished_at")}
-    prov = provenance(path, metadata, rows)
-    prov = type(prov)(**{**prov.__dict__, "path": path})  # the file is the run
+    prov = replace(provenance(path, metadata, rows), path=path)  # the file is the run
     return Results(path=path, rows=tuple(rows), metadata=metadata, provenance=prov)
 
 

@@ -4,8 +4,9 @@ report's model (`model.Estimate`) and printed beside the figure.
 - `binary`: a proportion of 0/1 outcomes; Wilson score interval (Wilson 1927, "Probable
   inference, the law of succession, and statistical inference", JASA 22), via
   `scipy.stats.binomtest(...).proportion_ci(method="wilson")`; standard error sqrt(p(1-p)/n).
-- `mean_score`: a mean of scores in [0, 1] (or any bounded score); Student's t interval
-  mean ± t(0.975, n-1) · s/sqrt(n), with s the n-1 standard deviation.
+- `mean_score`: a mean of scores in [0, 1]; Student's t interval mean ± t(0.975, n-1) · s/sqrt(n),
+  with s the n-1 standard deviation, clipped to [0, 1] (a mean of such scores cannot leave it)
+  when every value lies there.
 - `describe`: `binary` when every value is 0 or 1, else `mean_score`.
 - `stratified_bootstrap`: macro averages and composites (a statistic of per-stratum means);
   rows are resampled with replacement within each stratum, the interval is the 2.5th and
@@ -82,9 +83,11 @@ def binary(values: Sequence[float], scale: float = 100.0, digits: int = 1) -> Es
                     scale * interval.high, "Wilson", digits)
 
 
-def mean_score(values: Sequence[float], scale: float = 100.0, digits: int = 1) -> Estimate:
+def mean_score(values: Sequence[float], scale: float = 100.0, digits: int = 1,
+               bounds: tuple[float, float] | None = (0.0, 1.0)) -> Estimate:
     """The mean of `values`, times `scale`, with Student's t 95% interval (NaN interval for
-    fewer than two values)."""
+    fewer than two values). When every value lies within `bounds` the interval is clipped to
+    them (scale applied); None: never clipped."""
     if not values:
         return _empty("t", digits)
     average, stderr = mean_stderr([float(v) for v in values])
@@ -93,8 +96,11 @@ def mean_score(values: Sequence[float], scale: float = 100.0, digits: int = 1) -
     from scipy.stats import t
 
     half = float(t.ppf(0.5 + CONFIDENCE / 2, len(values) - 1)) * stderr
-    return Estimate(scale * average, len(values), scale * stderr, scale * (average - half),
-                    scale * (average + half), "t", digits)
+    low, high = average - half, average + half
+    if bounds is not None and all(bounds[0] <= v <= bounds[1] for v in values):
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return Estimate(scale * average, len(values), scale * stderr, scale * low, scale * high,
+                    "t", digits)
 
 
 def describe(values: Sequence[float], scale: float = 100.0, digits: int = 1) -> Estimate:
