@@ -1,11 +1,13 @@
 """The Int Index and eval_avg: published figures, refusals, metric choice, results reading."""
 
 import json
+import re
 
 import pytest
 from slm_eval import composite
 from slm_eval.cli import main
 from slm_eval.errors import ConfigError, DataError
+from smol_envs_core.report import read_results
 
 pytestmark = pytest.mark.unit
 
@@ -77,7 +79,7 @@ def test_read_results_pools_and_ignores_other_kinds_columns(tmp_path):
     # An EnvGroup run fills other tasks' columns with zeros: only the task's own metrics count.
     _write_run(tmp_path / "a", "hellaswag", [{"acc": 1.0, "acc_norm": 0.0, "exact_match": 0.0},
                                              {"acc": 1.0, "acc_norm": 1.0, "exact_match": 0.0}])
-    results = composite.read_results([tmp_path / "a"])
+    results = composite.summarize(composite.pool([read_results(tmp_path / "a")]))
     assert results == {"hellaswag": {"acc": (100.0, 2), "acc_norm": (50.0, 2)}}
 
 
@@ -85,7 +87,7 @@ def test_read_results_refuses_a_row_seen_twice(tmp_path):
     _write_run(tmp_path / "a", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
     _write_run(tmp_path / "b", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
     with pytest.raises(DataError, match="appears twice"):
-        composite.read_results([tmp_path / "a", tmp_path / "b"])
+        composite.pool([read_results(tmp_path / "a"), read_results(tmp_path / "b")])
 
 
 def test_cli_int_index_names_components_and_denominator(tmp_path, capsys):
@@ -107,3 +109,33 @@ def test_cli_tasks_lists_every_task(capsys):
                  "math_500", "gpqa_diamond", "bfcl_v4", "int_index", "slm"):
         assert f"\n{name} " in out
     assert "Hub or data_path only" in out  # ArithMark: on no registry reachable here
+
+
+def test_cli_int_index_shows_its_bootstrap_interval_and_refuses_mixed_versions(tmp_path, capsys,
+                                                                               monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps at 80 columns under capture
+    _write_run(tmp_path / "h", "hellaswag", [{"acc": float(i % 2), "acc_norm": float(i % 2)}
+                                             for i in range(20)])
+    _write_run(tmp_path / "e", "arc_easy", [{"acc": 1.0, "acc_norm": float(i < 15)}
+                                            for i in range(20)])
+    _write_run(tmp_path / "c", "arc_challenge", [{"acc": 0.0, "acc_norm": float(i < 5)}
+                                                 for i in range(20)])
+    folders = [str(tmp_path / name) for name in "hec"]
+    assert main(["int-index", *folders]) == 0
+    out = capsys.readouterr().out
+    # HellaSwag 50 -> N 33.33; ARC (75 + 25) / 2 = 50 -> N 33.33
+    assert re.search(r"Int Index = 33\.33 ± \d+\.\d\d \(95% CI \[\d+\.\d\d, \d+\.\d\d\], "
+                     r"stratified bootstrap over rows within tasks, 2000 resamples, seed 0, "
+                     r"N=60\)", out), out
+    (tmp_path / "c" / "metadata.json").write_text(json.dumps({"env_id": "slm-eval",
+                                                              "behaviour_version": "2"}))
+    assert main(["int-index", *folders]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("slm-eval: error: refusing to compare or pool slm-eval runs of "
+                          "different behaviour versions (2 in ") and err.count("\n") == 1
+    assert main(["int-index", *folders, "--allow-mixed-versions"]) == 0
+    assert main(["report", *folders]) == 2  # the one renderer refuses them the same way
+    capsys.readouterr()
+    assert main(["report", *folders, "--allow-mixed-versions"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "behaviour version 2" in out and "behaviour version unversioned" in out

@@ -18,6 +18,7 @@ from slm_eval.env import METRICS, load_environment
 from slm_eval.errors import ConfigError, EvaluationOnlyError
 from slm_eval.tasks import KIND_METRICS
 from smol_envs_core.errors import UnknownArgumentError
+from smol_envs_core.report import read_results
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "environments" / "slm_eval" / "README.md"
@@ -172,7 +173,8 @@ def test_vf_eval_multiple_choice_math_and_bfcl(local_model_base_url, local_model
                    {"task": "bfcl_v4", "bfcl_category": "simple_python",
                     "enable_tier2_metric": True}, 2, tmp_path, "-t", "96",
                    "--api-client-type", "openai_completions")
-    scores = composite.percents(composite.read_results([arc, math, bfcl]))
+    pooled = composite.pool([read_results(run) for run in (arc, math, bfcl)])
+    scores = composite.percents(composite.summarize(pooled))
     assert set(scores) == {"arc_easy", "math_500", "bfcl_v4"}
     average, table, skipped = composite.eval_avg(scores)
     assert [t[1] for t in table] == ["acc_norm", "function_name_match", "exact_match"]

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from smol_envs_core.report import read_results, report_results
 from smolscript.languages import LANGUAGE_ORDER
 from smolscript.report import (
     ReportError,
-    bar_chart,
-    load_records,
-    render_table,
+    hook_for,
+    language_bars,
+    language_table,
+    load_run,
+    records_from_results,
     summarize,
     summarize_results,
 )
@@ -82,18 +85,18 @@ def test_vf_eval_results_are_read(tmp_path):
              {"info": {"id": "rust-0", "language": "rust", "difficulty": "easy"},
               "metrics": {"passed": 0.0, "syntax_ok": 0.0, "hidden_test_pass_rate": 0.25}}]
     (tmp_path / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    records, _meta = load_records(tmp_path)
-    s = summarize(records, filtered=True)
+    s = summarize(records_from_results(load_run(tmp_path)), filtered=True)
     assert s["per_language"]["rust"]["hidden_test_pass_rate"] == pytest.approx(25.0)
     assert s["filtered_macro_score"] == pytest.approx(50.0)
 
 
 def test_table_and_chart(tmp_path):
+    from smol_envs_core.report.charts import png
+
     s = summarize(full_run())
-    table = render_table(s)
-    assert table.row_count == len(LANGUAGE_ORDER) + 2
-    png = bar_chart(s, tmp_path / "chart.png")
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(language_table(s).rows) == len(LANGUAGE_ORDER) + 1  # languages, headline row
+    chart = png(language_bars(s), tmp_path / "chart.png")
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_missing_metric_is_refused_not_read_as_zero(tmp_path):
@@ -101,11 +104,13 @@ def test_a_missing_metric_is_refused_not_read_as_zero(tmp_path):
            "metrics": {"passed": 1.0, "hidden_test_pass_rate": 1.0}}  # no syntax_ok
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
     with pytest.raises(ReportError, match=r"results line 1: metric 'syntax_ok' is missing"):
-        load_records(tmp_path)
-    row["metrics"]["syntax_ok"] = None
-    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
-    with pytest.raises(ReportError, match="metric 'syntax_ok' is missing"):
-        load_records(tmp_path)
+        records_from_results(load_run(tmp_path))
+    # values that print like a number but are not one are refused too
+    for value, shown in ((None, "is missing"), ("1.0", "is not a number"), (True, "is not a")):
+        row["metrics"]["syntax_ok"] = value
+        (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+        with pytest.raises(ReportError, match=f"metric 'syntax_ok' {shown}"):
+            records_from_results(load_run(tmp_path))
 
 
 def test_results_of_another_dataset_build_are_refused(tmp_path):
@@ -118,11 +123,11 @@ def test_results_of_another_dataset_build_are_refused(tmp_path):
            "metrics": {"passed": 0.0, "syntax_ok": 1.0, "hidden_test_pass_rate": 0.5}}
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
     with pytest.raises(ReportError) as caught:
-        summarize_results(tmp_path)
+        summarize_results(read_results(tmp_path))
     assert other[:16] in str(caught.value) and loaded[:16] in str(caught.value)
     row["info"]["dataset_sha256"] = loaded  # the same row about the loaded build is read
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
-    summary, _meta = summarize_results(tmp_path)
+    summary = summarize_results(read_results(tmp_path))
     assert summary["tasks_scored"] == 1 and summary["tasks_missing"] == 349
 
 
@@ -209,3 +214,28 @@ def test_the_default_chart_goes_inside_a_run_folder_never_beside_it(tmp_path):
     (run / "results.jsonl").write_text("")
     assert default_chart_path(run) == run / "smolscript_chart.png"
     assert default_chart_path(run / "results.jsonl") == run / "results_chart.png"
+
+
+def test_the_headline_interval_is_a_bootstrap_within_languages(tmp_path):
+    """A complete official run (every task of the default edition) as vf-eval rows: the
+    headline is the macro score with a stratified bootstrap interval, micro_accuracy has
+    Wilson's; both are computed on the rows and are the same on a second reading."""
+    from smolscript import data
+
+    sha = data.dataset_hash("default")
+    tasks = data.load_tasks("default")
+    rows = [{"info": {"id": t["id"], "language": t["language"], "dataset_sha256": sha},
+             "metrics": {"passed": float(i % 3 == 0), "syntax_ok": 1.0,
+                         "hidden_test_pass_rate": 0.5}} for i, t in enumerate(tasks)]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "metadata.json").write_text(json.dumps({"env_id": "smolscript", "model": "m"}))
+    [run] = report_results([read_results(tmp_path)], {"smolscript": lambda: hook_for("default")})
+    head = dict(run.body.headline)
+    score, micro = head["SmolScript Score"], head["micro_accuracy"]
+    assert run.body.status == "official" and score.n == micro.n == len(tasks)
+    assert score.method.startswith("stratified bootstrap over rows within languages")
+    assert score.low < score.value < score.high and 0 < score.stderr < 10
+    assert micro.method == "Wilson" and micro.value == pytest.approx(
+        100 * sum(i % 3 == 0 for i in range(len(tasks))) / len(tasks))
+    [again] = report_results([read_results(tmp_path)], {"smolscript": lambda: hook_for("default")})
+    assert dict(again.body.headline)["SmolScript Score"] == score  # seeded: same interval

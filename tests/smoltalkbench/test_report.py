@@ -5,8 +5,9 @@ import math
 
 import pytest
 from rich.console import Console
+from smol_envs_core.report import ReportError, RunReport, read_results
+from smol_envs_core.report.text import renderable
 from smoltalkbench import cli, report
-from smoltalkbench.errors import DataError
 
 pytestmark = pytest.mark.unit
 
@@ -55,10 +56,11 @@ def test_judge_errors_are_excluded_and_counted():
         ("judge reply has no logprobs", 1),
         ("neither 'm' nor 'M' in top logprobs", 1),
     ]
-    console = Console(width=120, record=True)
-    console.print(report.render(rep))
-    text = console.export_text()
-    assert "2 / 4" in text and "judge errors (excluded)" in text and "no logprobs" in text
+    head = dict(report.headline(rep, samples))
+    assert head["judged / total"] == "2 / 4" and head["judge errors (excluded)"] == "2"
+    assert head["  failed: judge reply has no logprobs"] == "1"
+    win = head["win rate x100 (length-penalized)"]
+    assert (win.value, win.n, win.method) == (pytest.approx(60.0), 2, "t")
 
 
 def test_all_failed_gives_no_rate_rather_than_zero():
@@ -143,15 +145,15 @@ def test_label_bias_share_from_saved_judge_records(tmp_path):
         {"reason": "judged", "p_m": 0.3, "p_M": 0.1},
     ]
     write_results(tmp_path / "results.jsonl", [result_row(1.0, judge=r) for r in records])
-    rep = report.summarize(report.load_samples(tmp_path / "results.jsonl"))
+    rep = report.summarize(report.samples_of(read_results(tmp_path / "results.jsonl")))
     assert rep.label_M_share == pytest.approx((1.0 + 0.25) / 2)
     assert math.isnan(report.summarize([sample(0.5)]).label_M_share)  # records not saved
 
 
 def test_missing_metric_is_a_data_error(tmp_path):
     write_results(tmp_path / "results.jsonl", [{"reward": 1.0, "info": {}}])
-    with pytest.raises(DataError, match="line 1: metric 'judge_error' missing"):
-        report.load_samples(tmp_path / "results.jsonl")
+    with pytest.raises(ReportError, match="line 1: metric 'judge_error' is missing"):
+        report.samples_of(read_results(tmp_path / "results.jsonl"))
 
 
 @pytest.mark.parametrize(
@@ -163,15 +165,18 @@ def test_contamination_warning_names_smollm_models(model, warned):
     assert (report.contamination_warning(model) is not None) == warned
 
 
-def test_the_report_header_warns_for_a_smollm_run():
-    summary = report.summarize([sample(0.5)], model="SmolLM2-135M-Instruct")
-    console = Console(record=True, width=200)
-    console.print(report.render(summary))
-    text = console.export_text()
-    assert "SmolTalkBench: SmolLM2-135M-Instruct" in text and "inflated" in text
-    other = Console(record=True, width=200)
-    other.print(report.render(report.summarize([sample(0.5)], model="Qwen2.5-0.5B")))
-    assert "inflated" not in other.export_text()
+def test_the_report_header_warns_for_a_smollm_run(tmp_path):
+    write_results(tmp_path / "results.jsonl", [result_row(0.5)])
+    texts = {}
+    for model in ("SmolLM2-135M-Instruct", "Qwen2.5-0.5B"):
+        (tmp_path / "metadata.json").write_text(json.dumps({"env_id": "smoltalkbench",
+                                                            "model": model}))
+        results = read_results(tmp_path)
+        console = Console(record=True, width=200)
+        console.print(renderable(RunReport(results.provenance, report.report_hook(results))))
+        texts[model] = console.export_text()
+    assert "smoltalkbench: SmolLM2-135M-Instruct" in texts["SmolLM2-135M-Instruct"]
+    assert "inflated" in texts["SmolLM2-135M-Instruct"] and "inflated" not in texts["Qwen2.5-0.5B"]
 
 
 def test_another_environments_run_is_one_line_and_exit_2(tmp_path, capsys):
@@ -185,6 +190,6 @@ def test_another_environments_run_is_one_line_and_exit_2(tmp_path, capsys):
     (tmp_path / "metadata.json").unlink()
     write_results(tmp_path / "results.jsonl", [{"reward": 1.0, "info": {}}])  # no metadata
     assert cli.main([str(tmp_path)]) == 2
-    assert "results line 1: metric 'judge_error' missing" in capsys.readouterr().err
-    with pytest.raises(DataError):
+    assert "results line 1: metric 'judge_error' is missing" in capsys.readouterr().err
+    with pytest.raises(ReportError):
         cli.main([str(tmp_path), "--debug"])

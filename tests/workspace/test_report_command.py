@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from smol_envs_core import cli
-from smol_envs_core.runreport import report_runs
+from smol_envs_core.report import report_runs
 
 from tests.workspace.report_runs import (
     ENDPOINT,
@@ -63,8 +63,16 @@ def test_each_environment_gets_its_table_under_one_header(runs, capsys):
     assert "judged / total 11 / 12" in out and "52.3 ±" in out
     assert "judge errors (excluded) 1" in out and "warning: SmolLM and SmolLM2" in out
     # slm_eval: per-task metrics, Int Index (refused for half of ARC), eval_avg
-    assert "arc_easy │ acc_norm │ 75.00 │ 4" in out and "eval_avg 50.00" in out
+    assert "arc_easy │ acc_norm │ 75.00 │ ± 21.65 │ [30.06, 95.44] Wilson │ 4" in out
+    assert "eval_avg 50.00 ± " in out and "stratified bootstrap over rows within tasks" in out
     assert "Int Index n/a: ARC needs arc_easy and arc_challenge" in out
+    # every run names its behaviour version; headline figures carry N, se, interval and method
+    assert out.count("behaviour version unversioned") == 4
+    assert "exact_match x100 25.0 ± 15.3 (95% CI [7.1, 59.1], Wilson, N=8)" in out
+    assert "win rate x100 (length-penalized) 52.3 ± 11.4 (95% CI [26.9, 77.7], t, N=11)" in out
+    assert "micro_accuracy 22.2 ± 13.9 (95% CI [6.3, 54.7], Wilson, N=9)" in out
+    # one task per language: nothing to resample within a language, so no interval
+    assert "macro (partial: not a score) 22.2 ± n/a (95% CI [n/a, n/a]" in out
 
 
 @pytest.mark.unit
@@ -88,7 +96,7 @@ def test_runs_that_cannot_be_reported_give_one_line_and_exit_2(runs, tmp_path, c
     run = shutil.copytree(source, tmp_path / "run")
     expected = {"no_metadata": "no metadata.json beside results.jsonl",
                 "unknown_env": "no report for environment 'reverse-text' (known: pico-dsl-v1, ",
-                "missing_metric": "results line 1: metric 'exact_match' missing",
+                "missing_metric": "results line 1: metric 'exact_match' is missing",
                 "other_dataset": "the results were scored on dataset sha256 0000000000000000",
                 "empty_folder": "no results.jsonl inside"}[breakage]
     if breakage == "no_metadata":
@@ -165,7 +173,7 @@ def test_html_page_in_chromium(runs, tmp_path, capsys):
 def test_matplotlib_notes_stay_out_of_the_output(caplog, recwarn):
     import logging
 
-    from smol_envs_core.report import quiet_matplotlib
+    from smol_envs_core.report.charts import quiet_matplotlib
 
     with quiet_matplotlib() as plt:
         # what a first run logs while it builds the font cache, and a layout that cannot fit
@@ -219,3 +227,54 @@ def test_a_real_vf_eval_run_is_reported(local_model_base_url, tmp_path):
     assert f"endpoint {local_model_base_url}" in out and f"run {folder}" in out
     assert "pico-dsl-v1: SmolLM2-135M-Instruct" in out and "status 2 rollouts" in out
     assert re.search(r"all │ (\S+ \(\d\) │ )+\d+\.\d \(2\)", out), out
+
+
+def _set_version(run: Path, metadata: str | None = None, rows: dict[int, str] | None = None):
+    """Stamp a copied run: metadata.json's behaviour_version and/or some rows' info."""
+    if metadata is not None:
+        meta = json.loads((run / "metadata.json").read_text())
+        (run / "metadata.json").write_text(json.dumps({**meta, "behaviour_version": metadata}))
+    if rows:
+        lines = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+        for index, version in rows.items():
+            lines[index]["info"]["behaviour_version"] = version
+        (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return run
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("first, second, why", [
+    (("2", None), ("3", None), "two versions in metadata.json"),
+    (("2", None), (None, None), "versioned and unversioned runs"),
+    (("2", None), ("2", {0: "3"}), "one row of the second run scored by another version"),
+])
+def test_runs_of_different_behaviour_versions_are_refused(runs, tmp_path, capsys, first,
+                                                         second, why):
+    a = _set_version(shutil.copytree(runs["pico"], tmp_path / "a"), first[0], first[1])
+    b = _set_version(shutil.copytree(runs["pico"], tmp_path / "b"), second[0], second[1])
+    assert cli.main(["report", str(a), str(b)]) == 2, why
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, why
+    assert captured.err.startswith("smol-envs: error: refusing to compare or pool pico-dsl-v1 "
+                                   "runs of different behaviour versions ("), why
+    assert captured.err.endswith("pass --allow-mixed-versions to report them anyway\n"), why
+    assert cli.main(["report", str(a), str(b), "--allow-mixed-versions"]) == 0, why
+    out = _out(capsys)
+    assert out.count("pico-dsl-v1: ") == 2 and "note: mixed behaviour versions allowed" in out
+
+
+@pytest.mark.unit
+def test_each_run_prints_its_behaviour_version_rows_first(runs, tmp_path, capsys):
+    """A row's info names the version first, metadata.json second; other environments' runs
+    may carry other versions (only runs of one environment are compared)."""
+    a = _set_version(shutil.copytree(runs["pico"], tmp_path / "a"), "1",
+                     {i: "2" for i in range(8)})
+    b = _set_version(shutil.copytree(runs["smoltalkbench"], tmp_path / "b"), "7")
+    assert cli.main(["report", str(a), str(b)]) == 0
+    out = _out(capsys)
+    assert "behaviour version 2 run " + str(a) in out and "behaviour version 7 run " in out
+    mixed = _set_version(shutil.copytree(runs["pico"], tmp_path / "m"), None, {0: "2"})
+    assert cli.main(["report", str(mixed)]) == 2  # one run's rows disagree: 2 and unversioned
+    assert "(2 in " in capsys.readouterr().err
+    assert cli.main(["report", str(mixed), "--allow-mixed-versions"]) == 0
+    assert "behaviour version mixed: 2, unversioned" in _out(capsys)

@@ -1,9 +1,10 @@
 """pico-dsl-v1's report hook for `smol-envs report`: exact match (x100) per slice x complexity
-level, with the number of rows in each cell, and the headline diagnostics.
+level, with the number of rows in each cell, and the headline diagnostics with their intervals
+(Wilson for the 0/1 exact_match and format_valid, t for the graded avg_line_similarity).
 
-Reads a `vf-eval -s` run through the core results reader; every row must carry its `slice` and
-`complexity_level` (in `info`) and the metrics the table shows, else the run is refused. Pure
-apart from hashing the packaged benchmark file (the dataset version).
+Takes the core results model (`smol_envs_core.report.Results`); every row must carry its
+`slice` and `complexity_level` (in `info`) and the metrics the table shows, else the run is
+refused. Pure apart from hashing the packaged benchmark file (the dataset version).
 """
 
 from __future__ import annotations
@@ -14,34 +15,36 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from smol_envs_core.report import fmt, mean
-from smol_envs_core.results import Results, row_info
-from smol_envs_core.runreport import Bars, EnvReport, Table
+from smol_envs_core.report import (
+    Bars,
+    EnvReport,
+    Results,
+    Row,
+    Table,
+    binary,
+    fmt,
+    mean,
+    mean_score,
+)
 
 from .data import BENCHMARK_FILE
 from .errors import DataError
 from .spec import LEVELS, SLICES
 
-SHOWN_METRICS = ("exact_match", "format_valid", "avg_line_similarity")
+# Headline metrics and their intervals: 0/1 outcomes (Wilson) and a graded mean (t).
+SHOWN_METRICS = {"exact_match": binary, "format_valid": binary, "avg_line_similarity": mean_score}
+HINT = " (not a pico-dsl-v1 run?)"
 
 
-def _metric(row: Mapping[str, Any], name: str, line: int) -> float:
-    value = (row.get("metrics") or {}).get(name, row.get(name))
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise DataError(f"results line {line}: metric {name!r} missing (not a pico-dsl-v1 run?)")
-    return float(value)
-
-
-def cells(rows: Sequence[Mapping[str, Any]], lines: Sequence[int]) -> dict[tuple[str, str], list]:
+def cells(rows: Sequence[Row]) -> dict[tuple[str, str], list]:
     """{(slice, level): [exact_match, ...]} over the rows. Raises DataError naming the line when
-    a row has no slice/level or no exact_match."""
+    a row has no slice/level, ResultsError when it has no exact_match."""
     out: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for row, line in zip(rows, lines, strict=True):
-        info = row_info(row)
-        key = (info.get("slice"), info.get("complexity_level"))
+    for row in rows:
+        key = (row.info.get("slice"), row.info.get("complexity_level"))
         if key[0] not in SLICES or key[1] not in LEVELS:
-            raise DataError(f"results line {line}: no pico-dsl-v1 slice/complexity_level in info")
-        out[key].append(_metric(row, "exact_match", line))
+            raise DataError(f"{row.where}: no pico-dsl-v1 slice/complexity_level in info")
+        out[key].append(row.metric("exact_match", HINT))
     return out
 
 
@@ -75,23 +78,23 @@ def dataset_version(env_args: Mapping[str, Any]) -> str:
 
 
 def report_hook(results: Results) -> EnvReport:
-    """The `smol_envs.report` hook: the slice x level table and a per-slice chart.
+    """The `smol_envs.report` hook: the slice x level table, a per-slice chart and the headline
+    metrics x100 with N, standard error and 95% interval.
 
-    Raises DataError (a ValueError) when a row lacks what the table needs.
+    Raises DataError (a ValueError) when a row lacks its slice/level, ResultsError when it
+    lacks a metric.
     """
-    by_cell = cells(results.rows, results.lines)
-    averages = {name: 100 * mean([_metric(r, name, n) for r, n in
-                                  zip(results.rows, results.lines, strict=True)])
-                for name in SHOWN_METRICS}
+    by_cell = cells(results.rows)
+    estimates = {name: estimate([r.metric(name, HINT) for r in results.rows])
+                 for name, estimate in SHOWN_METRICS.items()}
     table = slice_level_table(by_cell)
     slices = [row[0] for row in table.rows[:-1]]
     per_slice = tuple(100 * mean([v for k, vs in by_cell.items() if k[0] == s for v in vs])
                       for s in slices)
     chart = Bars("exact match by slice", tuple(slices), (("exact match", per_slice),),
                  "exact match x100")
-    env_args = results.metadata.get("env_args") or {}
     return EnvReport(
-        dataset_version=dataset_version(env_args),
+        dataset_version=dataset_version(results.env_args),
         status=f"{len(results.rows)} rollouts",
-        headline=tuple((f"{name} x100", fmt(value)) for name, value in averages.items()),
+        headline=tuple((f"{name} x100", value) for name, value in estimates.items()),
         tables=(table,), charts=(chart,))

@@ -1,10 +1,14 @@
-"""`slm-eval`: list the tasks, and compute the Int Index or eval_avg from saved runs.
+"""`slm-eval`: list the tasks, report runs, and compute the Int Index or eval_avg from saved runs.
 
     slm-eval tasks
-    slm-eval int-index RESULTS... [--score piqa.acc=68.44]
-    slm-eval eval-avg RESULTS...
+    slm-eval report RESULTS... [--html PAGE] [--allow-mixed-versions]
+    slm-eval int-index RESULTS... [--score piqa.acc=68.44] [--allow-mixed-versions]
+    slm-eval eval-avg RESULTS... [--allow-mixed-versions]
 
-RESULTS are `vf-eval -s` folders (or their results.jsonl). A thin wrapper around `composite`.
+RESULTS are `vf-eval -s` folders (or their results.jsonl), read by the core reader; `report`
+prints them with the collection's one renderer. A thin wrapper around `composite`. Exit status:
+0 done; 1 the composite cannot be computed; 2 a run cannot be read, or runs mix behaviour
+versions (one line says why).
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from smol_envs_core.cli import HelpFormatter
+from smol_envs_core.cli import HelpFormatter, add_report_options, guarded, show_reports
+from smol_envs_core.report import check_versions, read_results, report_results
 
 from . import composite, data
 from .errors import SlmEvalError
@@ -38,9 +43,19 @@ def cmd_tasks() -> str:
     return _table(["task", "rows", "metric", "source", "licence", "data here"], rows)
 
 
-def _scores(paths: list[str], extra: list[str]) -> tuple[dict, dict]:
-    results = composite.read_results(paths) if paths else {}
-    scores = composite.percents(results)
+ENV_ID = "slm-eval"
+
+
+def read_runs(paths: list[str], allow_mixed_versions: bool = False) -> list:
+    """The runs at `paths` through the core reader (runs of other environments refused), after
+    the behaviour-version check. Raises ReportError (MixedVersionsError)."""
+    runs = [read_results(path, expect=ENV_ID) for path in paths]
+    check_versions([r.provenance for r in runs], allow_mixed_versions)
+    return runs
+
+
+def _extra_scores(extra: list[str]) -> dict[str, dict[str, float]]:
+    scores: dict[str, dict[str, float]] = {}
     for item in extra:
         try:
             key, value = item.split("=", 1)
@@ -48,18 +63,26 @@ def _scores(paths: list[str], extra: list[str]) -> tuple[dict, dict]:
             scores.setdefault(task, {})[metric] = float(value)
         except ValueError as exc:
             raise SlmEvalError(f"--score takes TASK.METRIC=PERCENT, got {item!r}") from exc
-    return results, scores
+    return scores
 
 
-def cmd_int_index(paths: list[str], extra: list[str]) -> str:
-    """The Int Index table and value."""
-    results, scores = _scores(paths, extra)
+def _pooled(paths: list[str], allow_mixed_versions: bool) -> tuple[dict, dict]:
+    pooled = composite.pool(read_runs(paths, allow_mixed_versions)) if paths else {}
+    return pooled, composite.summarize(pooled)
+
+
+def cmd_int_index(paths: list[str], extra: list[str], allow_mixed_versions: bool = False) -> str:
+    """The Int Index table, value and stratified bootstrap interval."""
+    pooled, results = _pooled(paths, allow_mixed_versions)
+    added = _extra_scores(extra)
+    scores = composite.merged(composite.percents(results), added)
     result = composite.int_index(scores)
+    estimate = composite.int_index_estimate(pooled, added)
     rows = [[name, metric, f"{score:.2f}", f"{norm:.2f}", f"{weight:g}"]
             for name, metric, score, norm, weight in result.used]
     counts = {t: max(n for _, n in ms.values()) for t, ms in results.items()}
     text = _table(["component", "metric", "score %", "N(score)", "weight"], rows)
-    text += (f"\n\nInt Index = {result.value:.2f}  (components: "
+    text += (f"\n\nInt Index = {estimate.text()}\n  (components: "
              f"{', '.join(u[0] for u in result.used)}; denominator {result.denominator:g}")
     text += f"; missing: {', '.join(result.missing)})" if result.missing else ")"
     if counts:
@@ -67,15 +90,16 @@ def cmd_int_index(paths: list[str], extra: list[str]) -> str:
     return text
 
 
-def cmd_eval_avg(paths: list[str]) -> str:
-    """The eval_avg table and value."""
-    results, scores = _scores(paths, [])
-    average, table, skipped = composite.eval_avg(scores)
+def cmd_eval_avg(paths: list[str], allow_mixed_versions: bool = False) -> str:
+    """The eval_avg table, value and stratified bootstrap interval."""
+    pooled, results = _pooled(paths, allow_mixed_versions)
+    average, table, skipped = composite.eval_avg(composite.percents(results))
     rows = [[task, metric, f"{value:.2f}", str(results[task][metric][1])]
             for task, metric, value in table]
     text = _table(["benchmark", "metric", "score %", "rows"], rows)
     noun = "benchmark" if len(table) == 1 else "benchmarks"
-    text += f"\n\neval_avg = {average:.2f} over {len(table)} {noun}" if average is not None \
+    text += (f"\n\neval_avg = {composite.eval_avg_estimate(pooled).text()} over {len(table)} "
+             f"{noun}") if average is not None \
         else "\n\neval_avg: no usable benchmark"
     if skipped:
         text += f"\nskipped (no usable metric): {', '.join(skipped)}"
@@ -97,19 +121,36 @@ def main(argv: list[str] | None = None) -> int:
     index.add_argument("--score", action="append", default=[],
                        help="add a score from elsewhere, TASK.METRIC=PERCENT (e.g. piqa.acc=68.4); "
                             "repeatable")
+    add_report_options(index, html=False)
     avg = sub.add_parser("eval-avg", help="the plain average from vf-eval -s result folders",
                          formatter_class=HelpFormatter,
                          description="eval_avg: the plain mean of one metric per benchmark "
                                      "(acc_norm, else acc, exact_match, ...), over the runs given.")
     avg.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
+    add_report_options(avg, html=False)
+    rep = sub.add_parser("report", help="print (and optionally --html) the report of slm-eval runs",
+                         formatter_class=HelpFormatter,
+                         description="The collection's report of slm-eval runs (as `smol-envs "
+                                     "report`): per-task metrics with 95% intervals, the Int "
+                                     "Index and eval_avg with bootstrap intervals.")
+    rep.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
+    add_report_options(rep)
     args = parser.parse_args(argv)
+    return guarded("slm-eval", args, lambda: _run(args))
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "tasks":
             print(cmd_tasks())
+        elif args.command == "report":
+            runs = read_runs(args.results, args.allow_mixed_versions)
+            show_reports(report_results(runs, allow_mixed_versions=args.allow_mixed_versions),
+                         args.html, prog="slm-eval")
         elif args.command == "int-index":
-            print(cmd_int_index(args.results, args.score))
+            print(cmd_int_index(args.results, args.score, args.allow_mixed_versions))
         else:
-            print(cmd_eval_avg(args.results))
+            print(cmd_eval_avg(args.results, args.allow_mixed_versions))
     except SlmEvalError as exc:
         print(f"slm-eval: error: {exc}", file=sys.stderr)
         return 1

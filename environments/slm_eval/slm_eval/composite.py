@@ -1,9 +1,10 @@
-"""The composites over saved runs: the Int Index and eval_avg.
+"""The composites over saved runs: the Int Index and eval_avg, with bootstrap intervals.
 
-Reads `vf-eval -s` result folders (their `results.jsonl`), pools the rows of each task (several
-folders of one task, e.g. BFCL's categories, are merged; a row seen twice is an error) and takes
-each metric's mean in percent. Only the metrics of the task's own kind count: an EnvGroup run
-fills other tasks' columns with zeros.
+Takes runs already read by the core reader (`smol_envs_core.report.Results`, never the disk),
+pools the rows of each task (several runs of one task, e.g. BFCL's categories, are merged; a row
+seen twice is an error) and takes each metric's mean in percent. Only the metrics of the task's
+own kind count: an EnvGroup run fills other tasks' columns with zeros. The intervals resample
+rows within each task (`smol_envs_core.report.stratified_bootstrap`, seeded).
 
 Int Index (Open SLM Leaderboard): N(s, c) = 100 (s - c) / (100 - c); weighted mean of
 N(HellaSwag acc_norm, 25), N(mean of ARC-Easy and ARC-Challenge acc_norm, 25), N(PIQA acc, 50)
@@ -13,10 +14,12 @@ eval_avg: plain mean of one metric per benchmark, chosen by a fixed preference o
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
+
+from smol_envs_core.report import Estimate, Results, stratified_bootstrap
 
 from .errors import ConfigError, DataError
 from .tasks import DIAGNOSTICS, KIND_METRICS, TASKS
@@ -49,40 +52,42 @@ def normalise_score(score: float, chance: float) -> float:
     return 100.0 * (score - chance) / (100.0 - chance)
 
 
-def read_results(folders: list[str | Path]) -> dict[str, dict[str, tuple[float, int]]]:
-    """{task: {metric: (mean in percent, rows)}} pooled over the folders' results.jsonl.
+Pooled = dict[str, list[dict[str, float]]]
+
+
+def pool(runs: Sequence[Results]) -> Pooled:
+    """{task: [each row's metrics of the task's own kind]} over the runs' rows.
 
     Raises:
-        DataError: a folder has no results.jsonl, a row names no known task, or one row
-            appears twice.
+        DataError: a row names no known task, or one row (task and id) appears twice.
     """
-    values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    pooled: Pooled = defaultdict(list)
     seen: set[tuple[str, str]] = set()
-    for folder in folders:
-        path = Path(folder)
-        path = path if path.is_file() else path / "results.jsonl"
-        if not path.is_file():
-            raise DataError(f"{folder}: no results.jsonl (expected a `vf-eval -s` folder)")
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            info = row.get("info") or {}
-            info = json.loads(info) if isinstance(info, str) else info
-            task = info.get("benchmark")
+    for results in runs:
+        for row in results.rows:
+            task = row.info.get("benchmark")
             if task not in TASKS:
-                raise DataError(f"{path}:{number}: row has no slm-eval task in its info")
-            key = (task, str(info.get("id")), )
+                raise DataError(f"{results.path}:{row.line}: row has no slm-eval task in its info")
+            key = (task, str(row.info.get("id")))
             if key in seen:
-                raise DataError(f"{path}:{number}: {task} row {info.get('id')} appears twice "
-                                "across the folders")
+                raise DataError(f"{results.path}:{row.line}: {task} row {row.info.get('id')} "
+                                "appears twice across the folders")
             seen.add(key)
-            metrics = row.get("metrics") or {}
-            for name in KIND_METRICS[TASKS[task].kind]:
-                if name in metrics and metrics[name] is not None:
-                    values[task][name].append(float(metrics[name]))
-    return {task: {m: (100.0 * sum(v) / len(v), len(v)) for m, v in by_metric.items() if v}
-            for task, by_metric in values.items()}
+            values = {name: row.optional_metric(name) for name in KIND_METRICS[TASKS[task].kind]}
+            pooled[task].append({k: v for k, v in values.items() if v is not None})
+    return dict(pooled)
+
+
+def summarize(pooled: Pooled) -> dict[str, dict[str, tuple[float, int]]]:
+    """{task: {metric: (mean in percent, rows carrying it)}}."""
+    out: dict[str, dict[str, tuple[float, int]]] = {}
+    for task, rows in pooled.items():
+        by_metric: dict[str, list[float]] = defaultdict(list)
+        for row in rows:
+            for name, value in row.items():
+                by_metric[name].append(value)
+        out[task] = {m: (100.0 * sum(v) / len(v), len(v)) for m, v in by_metric.items()}
+    return out
 
 
 @dataclass(frozen=True)
@@ -151,5 +156,56 @@ def eval_avg(scores: dict[str, dict[str, float]]) -> tuple[float | None, list, l
 
 
 def percents(results: dict[str, dict[str, tuple[float, int]]]) -> dict[str, dict[str, float]]:
-    """Drop the row counts from `read_results`."""
+    """Drop the row counts from `summarize`."""
     return {t: {m: v[0] for m, v in ms.items()} for t, ms in results.items()}
+
+
+def merged(scores: Mapping[str, Mapping[str, float]], extra: Mapping[str, Mapping[str, float]]
+           ) -> dict[str, dict[str, float]]:
+    """`scores` with the `extra` {task: {metric: percent}} added (an extra metric wins)."""
+    out = {task: dict(metrics) for task, metrics in scores.items()}
+    for task, metrics in extra.items():
+        out.setdefault(task, {}).update(metrics)
+    return out
+
+
+def _estimate(pooled: Pooled, composite: Any, extra: Mapping[str, Mapping[str, float]]
+              ) -> Estimate:
+    """`composite(scores)` over the pooled rows (and fixed `extra` scores) with a bootstrap
+    interval resampling rows within each task; composite returns None where undefined."""
+    columns = {task: sorted({m for row in rows for m in row}) for task, rows in pooled.items()}
+    strata = {task: [[row.get(m, float("nan")) for m in columns[task]] for row in rows]
+              for task, rows in pooled.items() if rows and columns[task]}
+
+    def statistic(means: Mapping[str, Any]) -> float | None:
+        scores = {task: {m: 100.0 * float(v) for m, v in zip(columns[task], means[task],
+                                                             strict=True) if v == v}
+                  for task in means}
+        return composite(merged(scores, extra))
+
+    return stratified_bootstrap(strata, statistic, label="tasks", digits=2)
+
+
+def int_index_estimate(pooled: Pooled, extra: Mapping[str, Mapping[str, float]] | None = None
+                       ) -> Estimate:
+    """The Int Index of the pooled rows (plus `extra` scores from elsewhere, held fixed) with
+    its stratified bootstrap interval.
+
+    Raises:
+        ConfigError: as `int_index` for the rows as given.
+    """
+    int_index(merged(percents(summarize(pooled)), extra or {}))  # raises with the reason
+
+    def value(scores: dict[str, dict[str, float]]) -> float | None:
+        try:
+            return int_index(scores).value
+        except ConfigError:
+            return None
+
+    return _estimate(pooled, value, extra or {})
+
+
+def eval_avg_estimate(pooled: Pooled) -> Estimate:
+    """eval_avg of the pooled rows with its stratified bootstrap interval (n/a when no task
+    has a usable metric)."""
+    return _estimate(pooled, lambda scores: eval_avg(scores)[0], {})

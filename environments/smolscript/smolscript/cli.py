@@ -3,11 +3,14 @@
     smolscript evaluate --predictions predictions.jsonl --output results.json [--resume]
         [--language python rust] [--difficulty easy] [--edition default]
         [--service-url URL] [--concurrency 8]
-    smolscript report RESULTS [--chart chart.png]
+    smolscript report RESULTS [--chart chart.png] [--html PAGE] [--allow-mixed-versions]
     smolscript example-prompts [--out DIR] [--edition default]
 
-Exit status: 0 done; 2 bad arguments, data or resume mismatch; 3 stopped on an
-infrastructure error (the output keeps the scored tasks and no score).
+`evaluate` and `report` print through the collection's one renderer (the tables of
+`smol-envs report`, headline with N and 95% interval) and write the bar chart.
+
+Exit status: 0 done; 2 bad arguments, data or resume mismatch, or rows of mixed behaviour
+versions; 3 stopped on an infrastructure error (the output keeps the scored tasks and no score).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from smol_envs_core.cli import HelpFormatter
+from smol_envs_core.cli import HelpFormatter, add_report_options
 
 from smolscript.data import DIFFICULTIES, EDITIONS
 from smolscript.errors import DataError
@@ -62,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--edition", choices=editions, default="default",
                     help="edition of a vf-eval run that recorded none (to tell complete from "
                          "partial runs)")
+    add_report_options(rp)
     ex = sub.add_parser("example-prompts", help="write one example prompt per language",
                         formatter_class=HelpFormatter,
                         description="Write the prompt of the first task of each language (and "
@@ -84,23 +88,24 @@ def _example_prompts(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(summary: dict, chart: str | Path | None, title: str,
-                   model: str | None = None) -> None:
-    from rich.console import Console
+def _show(results_file: str | Path, chart: str | Path | None, edition: str = "default",
+          html: Path | None = None, allow_mixed_versions: bool = False) -> None:
+    """Report a results file through the core renderer and write its chart (when `chart`).
+
+    Raises ReportError, DataError or the core's ReportError (mixed versions)."""
+    from smol_envs_core.cli import show_reports
+    from smol_envs_core.report import report_results
+    from smol_envs_core.report.charts import png
 
     from smolscript import report
 
-    console = Console()
-    console.print(report.render_table(summary, title=title))
-    if summary["infra_errors"]:
-        console.print(f"[red]{summary['infra_errors']} infrastructure error(s): no score[/red]")
-    missing = report.missing_line(summary)
-    if missing:
-        console.print(f"[red]{missing}[/red]")
-    for binary, versions in summary.get("toolchains", {}).items():
-        console.print(f"scored with {binary}: {' | '.join(versions)}", highlight=False)
+    [run] = report_results([report.load_run(results_file)],
+                           {"smolscript": lambda: report.hook_for(edition)},
+                           allow_mixed_versions=allow_mixed_versions)
+    show_reports([run], html, prog="smolscript")
     if chart:
-        console.print(f"chart: {report.bar_chart(summary, chart, model=model)}")
+        model = None if run.header.model == "?" else run.header.model
+        print(f"chart: {png(run.body.charts[0], chart, model)}")
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -119,7 +124,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     try:
         with Progress(transient=True) as bar:
             job = bar.add_task("scoring", total=None)
-            document = evaluate_predictions(
+            evaluate_predictions(
                 args.predictions, args.output,
                 client_factory=lambda: SandboxClient(url, max_concurrency=args.concurrency),
                 edition=args.edition, languages=args.language, difficulties=args.difficulty,
@@ -131,7 +136,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     except (EvaluationError, DataError) as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 2
-    _print_summary(document["summary"], args.chart, title=Path(args.output).name)
+    _show(args.output, args.chart, args.edition)
     return 0
 
 
@@ -145,17 +150,16 @@ def default_chart_path(results: Path) -> Path:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from smolscript import report
+    from smol_envs_core.errors import SmolEnvsError
 
+    chart = args.chart or default_chart_path(Path(args.results))
     try:
-        summary, meta = report.summarize_results(args.results, args.edition)
-    except (report.ReportError, DataError) as exc:
+        _show(args.results, chart, args.edition, args.html, args.allow_mixed_versions)
+    except (SmolEnvsError, DataError) as exc:
+        if args.debug:
+            raise
         print(f"smolscript: {exc}", file=sys.stderr)
         return 2
-    chart = args.chart or default_chart_path(Path(args.results))
-    model = meta.get("model")  # vf-eval runs name their model; evaluator files do not
-    _print_summary(summary, chart, title=f"{model}, {Path(args.results).name}" if model
-                   else Path(args.results).name, model=model)
     return 0
 
 

@@ -14,26 +14,41 @@ generation per task, a language's accuracy is its Pass@1.
 
 A task without a prediction (the evaluator's `missing_prediction` record) is not scored: it is
 counted in `missing_predictions` and `tasks_missing`, and the run is partial (no official or
-filtered score). A results file is read strictly: a row without one of the metrics the report
-needs, or carrying another dataset sha256 than the edition loaded, is refused (ReportError).
+filtered score). Results are read strictly: a row without one of the metrics the report needs,
+or carrying another dataset sha256 than the edition loaded, is refused (ReportError).
 
-`summarize` is pure; `load_records` reads results files; `check_dataset` compares their dataset
-hash with the loaded edition's; `render_table` and `bar_chart` present a summary (rich table,
-matplotlib PNG).
+Every figure comes from the core results model (`smol_envs_core.report.Results`): a vf-eval run
+through the core reader, or the evaluator's results.json (`smolscript evaluate`, this package's
+own format) through `evaluator_results`. `summarize` is pure; `check_dataset` compares the rows'
+dataset hash with the loaded edition's; `report_hook` gives the tables, the chart and the
+headline with its intervals (a stratified bootstrap over tasks within languages for the macro
+score, Wilson for micro_accuracy) to the core renderer.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from smol_envs_core.report import figure, mean
+from smol_envs_core.report import (
+    Bars,
+    EnvReport,
+    Estimate,
+    Results,
+    Table,
+    binary,
+    make_row,
+    mean,
+    provenance,
+    read_results,
+    results_path,
+    stratified_bootstrap,
+)
+from smol_envs_core.report import ReportError as CoreReportError
 from smol_envs_core.report import fmt as _fmt
-from smol_envs_core.results import ResultsError, read_results, results_path, row_info
-from smol_envs_core.runreport import Bars, EnvReport, Table, expect_environment
-from smol_envs_core.runreport import ReportError as RunReportError
 
 from smolscript.data import DIFFICULTIES
 from smolscript.errors import ReportError
@@ -152,50 +167,44 @@ def toolchains(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
     the scoring service reports it); more than one line for a binary means mixed toolchains."""
     seen: dict[str, set[str]] = {}
     for row in rows:
-        for binary, version in (row.get("toolchain") or {}).items():
-            seen.setdefault(binary, set()).add(str(version))
-    return {binary: sorted(versions) for binary, versions in sorted(seen.items())}
+        for tool, version in (row.get("toolchain") or {}).items():
+            seen.setdefault(tool, set()).add(str(version))
+    return {tool: sorted(versions) for tool, versions in sorted(seen.items())}
 
 
 # --------------------------------------------------------------------------- loading
 
 
-def _number(metrics: Mapping[str, Any], name: str, where: str) -> float:
-    value = metrics.get(name)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        shown = "missing" if value is None else f"not a number ({value!r})"
-        raise ReportError(f"{where}: metric {name!r} is {shown}"
-                          " (a smolscript vf-eval row carries passed, syntax_ok and "
-                          "hidden_test_pass_rate)")
-    return float(value)
+HINT = (" (a smolscript vf-eval row carries passed, syntax_ok and hidden_test_pass_rate)")
 
 
-def records_from_vf_results(rows: Iterable[Mapping[str, Any]],
-                            lines: Iterable[int] | None = None) -> list[dict]:
-    """Per-task records from a `vf-eval -s` results.jsonl (info + metrics columns); each
-    record keeps the row's `dataset_sha256` (None when absent).
+def records_from_results(results: Results) -> list[dict]:
+    """Per-task records of a run (the core results model of a vf-eval run, or of the
+    evaluator's file); each record keeps the row's `dataset_sha256` (None when absent).
 
     Raises ReportError naming the line when a row lacks a metric the report needs (VF_METRICS)
     or its task id/language: a missing value is never read as 0.
     """
-    rows = list(rows)
     records = []
-    for row, line in zip(rows, list(lines) if lines is not None else [None] * len(rows),
-                         strict=True):
-        where = f"results line {line}" if line else "results row"
-        info = row_info(row)
-        metrics = row.get("metrics") or {}
+    for row in results.rows:
+        info = row.info
         if not info.get("id") or not info.get("language"):
-            raise ReportError(f"{where}: no task id/language in its info (not a smolscript run?)")
+            raise ReportError(f"{row.where}: no task id/language in its info "
+                              "(not a smolscript run?)")
+        try:
+            passed, syntax_ok, rate = (row.metric(name, HINT) for name in VF_METRICS)
+        except CoreReportError as exc:
+            raise ReportError(str(exc)) from exc
         records.append({
             "id": info["id"], "language": info["language"],
             "difficulty": info.get("difficulty"),
-            "passed": _number(metrics, "passed", where) >= 1.0,
-            "syntax_ok": _number(metrics, "syntax_ok", where) >= 1.0,
-            "hidden_test_pass_rate": _number(metrics, "hidden_test_pass_rate", where),
-            "infra_error": bool(metrics.get("infra_error") or row.get("error")),
+            "passed": passed >= 1.0, "syntax_ok": syntax_ok >= 1.0,
+            "hidden_test_pass_rate": rate,
+            "infra_error": bool(row.metrics.get("infra_error") or row.raw.get("error")),
             "dataset_sha256": info.get("dataset_sha256"),
-            "toolchain": (info.get("verdict") or {}).get("toolchain") or {},
+            "toolchain": (info.get("verdict") or {}).get("toolchain")
+            or row.raw.get("toolchain") or {},
+            **({"status": row.raw["status"]} if row.raw.get("status") else {}),
         })
     return records
 
@@ -216,52 +225,73 @@ def check_dataset(records: Sequence[Mapping[str, Any]], expected_sha256: str,
             "them against another dataset build")
 
 
-def load_records(path: str | Path) -> tuple[list[dict], dict]:
-    """Read a results file: the evaluator's results.json or a vf-eval results.jsonl/folder.
+def evaluator_results(path: str | Path) -> Results:
+    """The evaluator's results.json (`smolscript evaluate --output`) as the core results
+    model: one row per task record (info: id, language, difficulty, the run's dataset sha256;
+    metrics: passed, syntax_ok, hidden_test_pass_rate as numbers; raw: the record), metadata:
+    the document's `run` (settings, selected ids), environment "smolscript".
 
-    Returns (records, run metadata). Raises ReportError when the file is not either kind or a
-    vf-eval row lacks a metric the report needs.
+    Raises ReportError when the file cannot be read or is not an evaluator results file.
     """
-    path = results_path(path)
-    if path.suffix == ".jsonl":  # vf-eval's
-        try:
-            results = read_results(path)
-            expect_environment(results, "smolscript")
-        except (ResultsError, RunReportError) as exc:
-            raise ReportError(str(exc)) from exc
-        return records_from_vf_results(results.rows, results.lines), results.metadata
+    path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        document = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"cannot read results {path}: {exc}") from exc
-    if not isinstance(data, dict) or "results" not in data:
+    if not isinstance(document, dict) or "results" not in document:
         raise ReportError(f"{path} is not a smolscript results file (no 'results')")
-    run = data.get("run", {})
+    run = document.get("run") or {}
     sha = (run.get("settings") or {}).get("dataset_sha256")
-    records = list(data["results"].values()) if isinstance(data["results"], dict) \
-        else list(data["results"])
-    return [{**r, "dataset_sha256": sha} for r in records], run
+    records = document["results"]
+    records = list(records.values()) if isinstance(records, dict) else list(records)
+    version = document.get("behaviour_version") or run.get("behaviour_version")
+    rows = []
+    for record in records:
+        info = {"id": record.get("id"), "language": record.get("language"),
+                "difficulty": record.get("difficulty"), "dataset_sha256": sha}
+        if record.get("behaviour_version"):
+            info["behaviour_version"] = record["behaviour_version"]
+        metrics = {name: float(record[name]) for name in VF_METRICS
+                   if isinstance(record.get(name), bool | int | float)}
+        rows.append(make_row({**record, "info": info, "metrics": metrics}, 0, version))
+    metadata = {**run, "env_id": "smolscript", "date": document.get("finished_at")}
+    prov = replace(provenance(path, metadata, rows), path=path)  # the file is the run
+    return Results(path=path, rows=tuple(rows), metadata=metadata, provenance=prov)
 
 
-def summarize_results(path: str | Path, edition: str = "default") -> tuple[dict, dict]:
-    """Read a results file (the evaluator's results.json, or a vf-eval results.jsonl or its
-    folder), check it against the loaded dataset and summarize it. Returns (summary, run
-    metadata). The selection comes from the evaluator's settings, or from the env arguments
-    vf-eval recorded in metadata.json (`edition` is the fallback edition there).
+def load_run(path: str | Path) -> Results:
+    """A results file as the core model: a vf-eval results.jsonl (or its folder) through the
+    core reader (another environment's run refused), else the evaluator's results.json.
 
-    Raises ReportError (unreadable file, a missing metric, another dataset build) or
-    DataError (an unknown edition or selection).
+    Raises ReportError (unreadable, not a smolscript run)."""
+    path = results_path(path)
+    if path.suffix == ".jsonl":
+        try:
+            return read_results(path, expect="smolscript")
+        except CoreReportError as exc:
+            raise ReportError(str(exc)) from exc
+    return evaluator_results(path)
+
+
+def summarize_results(results: Results, edition: str = "default") -> dict:
+    """Check a run (the core results model) against the loaded dataset and summarize it. The
+    selection comes from the evaluator's settings, or from the env arguments vf-eval recorded
+    in metadata.json (`edition` is the fallback edition there).
+
+    Raises ReportError (a missing metric, another dataset build) or DataError (an unknown
+    edition or selection).
     """
     from smolscript import data
 
-    records, meta = load_records(path)
+    records = records_from_results(results)
+    meta = results.metadata
     settings = meta.get("settings") if isinstance(meta.get("settings"), dict) else None
     if settings:  # evaluator results: the run says what it selected
         langs, selected = settings["languages"], meta.get("selected_ids")
         filtered = langs != list(LANGUAGE_ORDER) or settings["difficulties"] != list(DIFFICULTIES)
         edition = settings.get("edition", edition)
     else:  # vf-eval results: the selection load_environment made from the recorded env args
-        env_args = meta.get("env_args") or {}
+        env_args = results.env_args
         edition = env_args.get("edition", edition)
         tasks = data.select_tasks(edition, env_args.get("languages") or None,
                                   env_args.get("difficulties") or None,
@@ -275,7 +305,24 @@ def summarize_results(path: str | Path, edition: str = "default") -> tuple[dict,
     summary = summarize(records, selected_languages=langs, expected_ids=selected,
                         filtered=filtered)
     summary.update(edition=edition, dataset_sha256=loaded)
-    return summary, meta
+    summary["estimates"] = estimates(records, summary)
+    return summary
+
+
+def estimates(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]
+              ) -> dict[str, Estimate]:
+    """The headline's intervals: the macro score (official, filtered or partial) by a
+    stratified bootstrap over tasks within languages, micro_accuracy by Wilson."""
+    scored = [r for r in records if not is_missing_prediction(r) and not r.get("infra_error")
+              and r["language"] in summary["languages"]]
+    by_language: dict[str, list[float]] = {}
+    for record in scored:
+        by_language.setdefault(record["language"], []).append(float(bool(record["passed"])))
+    macro = stratified_bootstrap(
+        by_language, lambda means: 100.0 * sum(float(m[0]) for m in means.values()) / len(means),
+        label="languages") if by_language else binary([])
+    return {"macro": macro, "micro_accuracy": binary([p for v in by_language.values()
+                                                      for p in v])}
 
 
 # --------------------------------------------------------------------------- presenting
@@ -295,22 +342,6 @@ def language_table(summary: Mapping[str, Any]) -> Table:
                  ("Language", "Tasks", "Pass@1", "Syntax", "Hidden-test rate"), tuple(rows))
 
 
-def render_table(summary: Mapping[str, Any], title: str = "SmolScript") -> Any:
-    """A rich Table of `language_table(summary)` and micro_accuracy."""
-    from rich.table import Table as RichTable
-
-    official = language_table(summary)
-    table = RichTable(title=f"{title} ({summary['status']})")
-    for column in official.columns:
-        table.add_column(column, justify="left" if column == "Language" else "right")
-    for row in official.rows[:-1]:
-        table.add_row(*row)
-    table.add_section()
-    table.add_row(*official.rows[-1])
-    table.add_row("micro_accuracy", "", _fmt(summary["micro_accuracy"]), "", "")
-    return table
-
-
 def language_bars(summary: Mapping[str, Any]) -> Bars:
     """Per-language Pass@1 and syntax success as one bar chart (titled with the headline)."""
     langs = summary["languages"]
@@ -321,19 +352,6 @@ def language_bars(summary: Mapping[str, Any]) -> Bars:
                 (("Pass@1", tuple(per[lang]["pass_at_1"] for lang in langs)),
                  ("syntax success", tuple(per[lang]["syntax_success"] for lang in langs))),
                 "% of tasks")
-
-
-def bar_chart(summary: Mapping[str, Any], path: str | Path, model: str | None = None) -> Path:
-    """Write a PNG bar chart of per-language Pass@1 and syntax success, every bar labelled,
-    naming `model` when known; returns the path."""
-    from smol_envs_core.report_charts import draw
-
-    path = Path(path)
-    with figure(path, (9, 4.5), dpi=100) as ax:
-        draw(ax, language_bars(summary), model)
-    return path
-
-
 
 
 # --------------------------------------------------------------------------- smol-envs report
@@ -349,21 +367,29 @@ def headline(summary: Mapping[str, Any]) -> tuple[str, float | None]:
     return "macro (partial: not a score)", summary["partial_macro_over_scored"]
 
 
-def report_hook(results: Any) -> EnvReport:
-    """The `smol_envs.report` hook of `smol-envs report`: the official per-language table and
-    chart of a vf-eval run (a `smol_envs_core.results.Results`), as `summarize_results` gives it
-    (dataset hash checked, missing metrics refused). Raises ReportError or DataError."""
-    summary, _meta = summarize_results(results.path)
-    name, score = headline(summary)
-    table = language_table(summary)
-    chart = language_bars(summary)
+def report_hook(results: Results, edition: str = "default") -> EnvReport:
+    """The `smol_envs.report` hook of `smol-envs report` and `smolscript report`: the official
+    per-language table and chart of a run (the core results model), as `summarize_results`
+    gives it (dataset hash checked, missing metrics refused), the headline with its N,
+    standard error and 95% interval, and the toolchains that scored it. `edition` is the
+    fallback edition of a vf-eval run that recorded none. Raises ReportError or DataError."""
+    summary = summarize_results(results, edition)
+    name, _score = headline(summary)
     sha = summary["dataset_sha256"]
     notes = [line for line in (missing_line(summary),) if line]
     if summary["infra_errors"]:
         notes.append(f"{summary['infra_errors']} infrastructure error(s): no score")
+    notes += [f"scored with {tool}: {' | '.join(versions)}"
+              for tool, versions in summary.get("toolchains", {}).items()]
+    macro = summary["estimates"]["macro"]
     return EnvReport(
         dataset_version=f"edition {summary['edition']}, sha256 {sha[:12]}",
         status=summary["status"],
-        headline=((name, _fmt(score)), ("micro_accuracy", _fmt(summary["micro_accuracy"]))),
-        tables=(table,), charts=(chart,), notes=tuple(notes))
+        headline=((name, macro), ("micro_accuracy", summary["estimates"]["micro_accuracy"])),
+        tables=(language_table(summary),), charts=(language_bars(summary),), notes=tuple(notes))
+
+
+def hook_for(edition: str) -> Callable[[Results], EnvReport]:
+    """`report_hook` with another fallback edition (the `smolscript report --edition`)."""
+    return lambda results: report_hook(results, edition)
 

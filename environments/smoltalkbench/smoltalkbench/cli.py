@@ -1,22 +1,24 @@
-"""`smoltalkbench-report`: print the report table for a results file and write its PNG chart.
+"""`smoltalkbench-report`: print the report of a results file with the collection's one renderer
+(the same tables as `smol-envs report`) and write its PNG chart.
 
 Exit status: 0 done; 2 the results cannot be reported (one line says why, e.g. a run of another
-environment; `--debug` or SMOL_ENVS_DEBUG=1 shows the traceback).
+environment, or rows of mixed behaviour versions; `--debug` or SMOL_ENVS_DEBUG=1 shows the
+traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 from pathlib import Path
 
-from smol_envs_core.errors import SmolEnvsError
-from smol_envs_core.results import ResultsError, read_results
-from smol_envs_core.runreport import expect_environment
+from smol_envs_core.cli import add_report_options, guarded, show_reports
+from smol_envs_core.report import read_results, report_results
+from smol_envs_core.report.charts import png
 
 from smoltalkbench import report
+
+ENV_ID = "smoltalkbench"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,37 +32,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", help="also write the figures as JSON to this path "
                         "(default: not written)")
-    parser.add_argument("--debug", action="store_true",
-                        help="show the traceback of an error instead of one line")
+    add_report_options(parser)
     return parser
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    results = Path(args.results)
-    expect_environment(read_results(results), "smoltalkbench")
-    summary = report.summarize(report.load_samples(results), model=report.run_model(results))
-    Console().print(report.render(summary))
-    folder = results if results.is_dir() else results.parent
-    png = report.plot(summary, args.png or folder / "smoltalkbench_report.png")
-    print(f"chart: {png}")
+    results = read_results(args.results, expect=ENV_ID)
+    [run] = report_results([results], {ENV_ID: lambda: report.report_hook},
+                           allow_mixed_versions=args.allow_mixed_versions)
+    show_reports([run], args.html, prog="smoltalkbench-report")
+    model = None if run.header.model == "?" else run.header.model
+    chart = png(run.body.charts[0], args.png or run.header.path / "smoltalkbench_report.png",
+                model, figsize=(7, 4.5))
+    print(f"chart: {chart}")
     if args.json:
+        summary = report.summarize(report.samples_of(results), model=model)
         Path(args.json).write_text(json.dumps(report.to_dict(summary), indent=2) + "\n")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: `smoltalkbench-report RESULTS [--png PATH] [--json PATH] [--debug]`;
-    returns the exit status."""
+    """Entry point: `smoltalkbench-report RESULTS [--png PATH] [--json PATH] [--html PAGE]
+    [--allow-mixed-versions] [--debug]`; returns the exit status."""
     args = _parser().parse_args(argv)
-    try:
-        return _run(args)
-    except (SmolEnvsError, ResultsError, OSError) as exc:
-        if args.debug or os.environ.get("SMOL_ENVS_DEBUG"):
-            raise
-        print(f"smoltalkbench-report: error: {exc}", file=sys.stderr)
-        return 2
+    return guarded("smoltalkbench-report", args, lambda: _run(args))
 
 
 if __name__ == "__main__":

@@ -1,35 +1,44 @@
 """Report over a SmolTalkBench results file: win rates with standard errors, failures, LC win rate.
 
-Reads the `results.jsonl` that `vf-eval smoltalkbench -s` writes (one rollout per line, metrics
-flattened or under "metrics", row info under "info", and the judge record under "judge" when run
-with `-C judge`). Samples with judge_error = 1 are excluded from every rate, and the report always
-shows how many were judged and how many failed, with the reasons when they were saved.
+Takes the core results model of the `results.jsonl` that `vf-eval smoltalkbench -s` writes (one
+rollout per line, metrics flattened or under "metrics", row info under "info", and the judge
+record under "judge" when run with `-C judge`). Samples with judge_error = 1 are excluded from
+every rate, and the report always shows how many were judged and how many failed, with the
+reasons when they were saved.
 
 - Win rate: mean of `win_prob` x 100 over judged samples, with its standard error
-  (sample std / sqrt(n)), as in AlpacaEval (tatsu-lab/alpaca_eval, Apache-2.0).
+  (sample std / sqrt(n)), as in AlpacaEval (tatsu-lab/alpaca_eval, Apache-2.0), and a t 95%
+  interval (`smol_envs_core.report.mean_score`).
 - Length-controlled win rate, in the manner of AlpacaEval 2.0 (Dubois et al. 2024): a logistic
   model of the judge's raw preference on tanh(length difference / its std), predicted at a zero
   length difference. AlpacaEval's GLM also has model and instruction-difficulty terms fitted over
   many models; with one model and one reference only the intercept and the length term remain.
 
-Pure computation (`summarize`) is apart from rendering (`render`, `plot`) and from reading files.
+Pure computation (`summarize`) and the hook's tables (`report_hook`); the core renders them and
+reads the files.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from smol_envs_core.report import figure, mean_stderr
+from smol_envs_core.report import (
+    Bars,
+    Cell,
+    EnvReport,
+    Results,
+    Row,
+    Table,
+    mean_score,
+    mean_stderr,
+)
 from smol_envs_core.report import fmt as _fmt
 from smol_envs_core.report import mean as _mean
-from smol_envs_core.results import ResultsError, read_results, row_info
 
 from smoltalkbench.defaults import DEFAULT_DATASET, DEFAULT_JUDGE_MODEL
 from smoltalkbench.errors import DataError
@@ -108,22 +117,7 @@ def contamination_warning(model: str | None) -> str | None:
     return CONTAMINATION_NOTE if model and _CONTAMINATED.search(model) else None
 
 
-def run_model(path: str | Path) -> str | None:
-    """The model name vf-eval recorded in metadata.json beside a results file, if any."""
-    path = Path(path)
-    metadata = (path if path.is_dir() else path.parent) / "metadata.json"
-    try:
-        return json.loads(metadata.read_text()).get("model")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
-def _metric(row: Mapping[str, Any], name: str, line: int) -> float:
-    metrics = row.get("metrics") or {}
-    value = metrics.get(name, row.get(name))
-    if value is None:
-        raise DataError(f"results line {line}: metric {name!r} missing (not a smoltalkbench run?)")
-    return float(value)
+HINT = " (not a smoltalkbench run?)"
 
 
 def _reason_kind(reason: str) -> str:
@@ -131,27 +125,28 @@ def _reason_kind(reason: str) -> str:
     return re.split(r":\s", reason, maxsplit=1)[0]
 
 
-def sample_from_row(row: Mapping[str, Any], line: int = 0) -> Sample:
-    """Sample from one results.jsonl row. Raises DataError when a metric is missing."""
-    info = row_info(row)
-    judge_record = row.get("judge") if isinstance(row.get("judge"), Mapping) else None
+def sample_from_row(row: Row) -> Sample:
+    """Sample from one results row (the core model's `Row`). Raises ResultsError when a metric
+    is missing."""
+    info = row.info
+    judge_record = row.raw.get("judge") if isinstance(row.raw.get("judge"), Mapping) else None
     reference_chars = info.get("reference_chars")
     if reference_chars is None:
-        reference_chars = len(str(row.get("answer") or ""))
-    failed = _metric(row, "judge_error", line) >= 0.5
+        reference_chars = len(str(row.raw.get("answer") or ""))
+    failed = row.metric("judge_error", HINT) >= 0.5
     return Sample(
-        win_prob=_metric(row, "win_prob", line),
-        raw_win_prob=_metric(row, "raw_win_prob", line),
-        length_penalized=_metric(row, "length_penalized", line) >= 0.5,
-        reply_chars=int(_metric(row, "reply_chars", line)),
+        win_prob=row.metric("win_prob", HINT),
+        raw_win_prob=row.metric("raw_win_prob", HINT),
+        length_penalized=row.metric("length_penalized", HINT) >= 0.5,
+        reply_chars=int(row.metric("reply_chars", HINT)),
         reference_chars=int(reference_chars),
         judge_error=failed,
         group=str(info.get("group", "?")),
         category=str(info.get("category", "?")),
         reason=judge_record.get("reason") if judge_record else None,
         share_M=_share_M(judge_record) if judge_record and not failed else None,
-        no_verdict=float((row.get("metrics") or {}).get("no_verdict", row.get("no_verdict", 0.0))
-                         or 0.0) >= 0.5,
+        # runs of behaviour versions before issue 24 have no such metric: none was booked
+        no_verdict=float(row.metrics.get("no_verdict") or 0.0) >= 0.5,
     )
 
 
@@ -160,14 +155,10 @@ def _share_M(record: Mapping[str, Any]) -> float | None:  # noqa: N802
     return p_M / (p_m + p_M) if p_m + p_M > 0 else None
 
 
-def load_samples(path: str | Path) -> list[Sample]:
-    """Samples from a results.jsonl file, or from the folder vf-eval wrote it in."""
-    try:
-        results = read_results(path)
-    except ResultsError as exc:
-        raise DataError(str(exc)) from exc
-    samples = [sample_from_row(row, line) for row, line in zip(results.rows, results.lines,
-                                                                strict=True)]
+def samples_of(results: Results) -> list[Sample]:
+    """The samples of a run (the core results model). Raises DataError for a run without
+    rows, ResultsError for a row without a metric."""
+    samples = [sample_from_row(row) for row in results.rows]
     if not samples:
         raise DataError(f"{results.path}: no results")
     return samples
@@ -246,81 +237,6 @@ def summarize(samples: Sequence[Sample], model: str | None = None) -> Report:
     )
 
 
-def render(report: Report):
-    """A rich Group of tables: headline figures, then rates by group and by category."""
-    from rich.console import Group
-    from rich.table import Table
-
-    warning = contamination_warning(report.model)
-    caption = f"warning: {warning}" if warning else None
-    title = f"SmolTalkBench: {report.model}" if report.model else "SmolTalkBench"
-    head = Table(title=title, caption=caption, show_header=False)
-    o = report.overall
-    head.add_row("win rate (x100, length-penalized)", f"{_fmt(o.win_rate)} ± {_fmt(o.stderr)}")
-    lc_note = (
-        f" (n={o.judged}: unstable below ~{LC_MIN_SAMPLES})" if o.judged < LC_MIN_SAMPLES else ""
-    )
-    head.add_row("length-controlled win rate", _fmt(report.lc_win_rate) + lc_note)
-    head.add_row("raw win rate (no length penalty)", _fmt(report.raw_win_rate))
-    head.add_row("judged / total", f"{o.judged} / {report.total}")
-    head.add_row("judge errors (excluded)", str(o.failed))
-    head.add_row("no verdict on the reply (booked as losses)", str(report.no_verdict))
-    head.add_row("length-penalized replies", str(report.penalized))
-    if not math.isnan(report.label_M_share):
-        head.add_row("judge's mean P(M) (0.5 = no label bias)", f"{report.label_M_share:.2f}")
-    head.add_row(
-        "mean chars reply / reference",
-        f"{_fmt(report.mean_reply_chars)} / {_fmt(report.mean_reference_chars)}",
-    )
-    if o.failed:
-        if report.failure_reasons:
-            for reason, count in report.failure_reasons:
-                head.add_row(f"  failed: {reason}", str(count))
-        elif not report.reasons_recorded:
-            head.add_row("  failure reasons", "not saved (run vf-eval with -C judge)")
-    tables = [head]
-    for title, rates in (("by group", report.by_group), ("by category", report.by_category)):
-        table = Table(title=title)
-        for column in (title.split()[-1], "win rate", "± se", "judged", "failed"):
-            table.add_column(column, justify="left" if column in ("group", "category") else "right")
-        for r in rates:
-            table.add_row(r.name, _fmt(r.win_rate), _fmt(r.stderr), str(r.judged), str(r.failed))
-        tables.append(table)
-    return Group(*tables)
-
-
-def plot(report: Report, path: str | Path) -> Path:
-    """Bar chart of win rate by category (± se), with overall and LC win rates as lines; PNG."""
-    rates = report.by_category
-    path = Path(path)
-    with figure(path, (7, 1.2 + 0.4 * max(len(rates), 1)), dpi=120) as ax:
-        _draw(ax, report, rates)
-    return path
-
-
-def _draw(ax, report: Report, rates: Sequence[Rate]) -> None:
-    names = [f"{r.name} ({r.judged}/{r.judged + r.failed})" for r in rates]
-    values = [0.0 if math.isnan(r.win_rate) else r.win_rate for r in rates]
-    errors = [0.0 if math.isnan(r.stderr) else r.stderr for r in rates]
-    ax.barh(names, values, xerr=errors, color="#4c72b0", capsize=3)
-    for value, style, label in (
-        (report.overall.win_rate, "-", "win rate"),
-        (report.lc_win_rate, "--", "length-controlled"),
-    ):
-        if not math.isnan(value):
-            ax.axvline(value, color="#c44e52", linestyle=style, label=f"{label} {value:.1f}")
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("win rate vs reference (x100)")
-    ax.invert_yaxis()
-    o = report.overall
-    model = f"{report.model}: " if report.model else ""
-    ax.set_title(
-        f"SmolTalkBench, {model}judged {o.judged}/{report.total}, {o.failed} judge errors "
-        "excluded", fontsize="medium"
-    )
-    ax.legend(loc="lower right", fontsize="small")
-
-
 def to_dict(report: Report) -> dict[str, Any]:
     """JSON-serialisable form of the report (NaN becomes None)."""
     from dataclasses import asdict
@@ -337,34 +253,42 @@ def to_dict(report: Report) -> dict[str, Any]:
     return clean({**asdict(report), "total": report.total})
 
 
-def report_hook(results: Any) -> Any:
-    """The `smol_envs.report` hook of `smol-envs report`: win rates with their denominators
-    (judged / total) overall, by group and by category, for a vf-eval run (a
-    `smol_envs_core.results.Results`). Raises DataError when a row lacks a metric."""
-    from smol_envs_core.runreport import Bars, EnvReport, Table
-
-    samples = [sample_from_row(row, line) for row, line in
-               zip(results.rows, results.lines, strict=True)]
-    report = summarize(samples, model=results.metadata.get("model"))
+def headline(report: Report, samples: Sequence[Sample]) -> tuple[tuple[str, Cell], ...]:
+    """The figures a reader looks for first: win rates (with N, standard error and t 95%
+    interval), denominators, judge errors and their reasons, length and label diagnostics."""
     o = report.overall
-    headline = (
-        ("win rate x100 (length-penalized)", f"{_fmt(o.win_rate)} ± {_fmt(o.stderr)}"),
+    judged = [s for s in samples if not s.judge_error]
+    lc_note = f" (n={o.judged}: unstable below ~{LC_MIN_SAMPLES})" if o.judged < LC_MIN_SAMPLES \
+        else ""
+    rows: list[tuple[str, Cell]] = [
+        ("win rate x100 (length-penalized)", mean_score([s.win_prob for s in judged])),
         ("judged / total", f"{o.judged} / {report.total}"),
-        ("length-controlled win rate", _fmt(report.lc_win_rate)
-         + (f" (n={o.judged}: unstable below ~{LC_MIN_SAMPLES})"
-            if o.judged < LC_MIN_SAMPLES else "")),
-        ("raw win rate (no length penalty)", _fmt(report.raw_win_rate)),
+        ("length-controlled win rate", _fmt(report.lc_win_rate) + lc_note),
+        ("raw win rate (no length penalty)", mean_score([s.raw_win_prob for s in judged])),
         ("judge errors (excluded)", str(o.failed)),
-    )
-    tables = tuple(
-        Table(f"win rate x100 by {key}", (key, "win rate", "± se", "judged / total"),
-              tuple((r.name, _fmt(r.win_rate), _fmt(r.stderr),
-                     f"{r.judged} / {r.judged + r.failed}") for r in rates))
-        for key, rates in (("group", report.by_group), ("category", report.by_category)))
-    chart = Bars("win rate by category (judged / total)",
-                 tuple(f"{r.name} ({r.judged}/{r.judged + r.failed})" for r in report.by_category),
-                 (("win rate", tuple(r.win_rate for r in report.by_category)),), "win rate x100")
-    env_args = results.metadata.get("env_args") or {}
+        ("no verdict on the reply (booked as losses)", str(report.no_verdict)),
+        ("length-penalized replies", str(report.penalized)),
+    ]
+    if not math.isnan(report.label_M_share):
+        rows.append(("judge's mean P(M) (0.5 = no label bias)", f"{report.label_M_share:.2f}"))
+    rows.append(("mean chars reply / reference",
+                 f"{_fmt(report.mean_reply_chars)} / {_fmt(report.mean_reference_chars)}"))
+    if o.failed and report.failure_reasons:
+        rows += [(f"  failed: {reason}", str(count)) for reason, count in report.failure_reasons]
+    elif o.failed and not report.reasons_recorded:
+        rows.append(("  failure reasons", "not saved (run vf-eval with -C judge)"))
+    return tuple(rows)
+
+
+def category_bars(report: Report) -> Bars:
+    """Win rate x100 by category, each label with its judged / total."""
+    return Bars("win rate by category (judged / total)",
+                tuple(f"{r.name} ({r.judged}/{r.judged + r.failed})" for r in report.by_category),
+                (("win rate", tuple(r.win_rate for r in report.by_category)),), "win rate x100")
+
+
+def dataset_version(env_args: Mapping[str, Any]) -> str:
+    """The dataset and judge a run used, from its recorded environment arguments."""
     judge = env_args.get("judge_model", DEFAULT_JUDGE_MODEL)
     dataset = str(env_args.get("dataset", DEFAULT_DATASET))
     if dataset == "fixture":
@@ -372,9 +296,25 @@ def report_hook(results: Any) -> Any:
     elif dataset == DEFAULT_DATASET:
         config, split = env_args.get("config", "gold"), env_args.get("split", "test")
         dataset += f" config {config}, split {split}"
+    return f"{dataset}; judge {judge}"
+
+
+def report_hook(results: Results) -> EnvReport:
+    """The `smol_envs.report` hook of `smol-envs report` and `smoltalkbench-report`: win rates
+    with their denominators (judged / total) and intervals, overall, by group and by category,
+    for a vf-eval run (the core results model). Raises ResultsError when a row lacks a metric,
+    DataError for a run without rows."""
+    samples = samples_of(results)
+    model = results.provenance.model
+    report = summarize(samples, model=None if model == "?" else model)
+    tables = tuple(
+        Table(f"win rate x100 by {key}", (key, "win rate", "± se", "judged / total"),
+              tuple((r.name, _fmt(r.win_rate), _fmt(r.stderr),
+                     f"{r.judged} / {r.judged + r.failed}") for r in rates))
+        for key, rates in (("group", report.by_group), ("category", report.by_category)))
     warning = contamination_warning(report.model)
     return EnvReport(
-        dataset_version=f"{dataset}; judge {judge}",
-        status=f"judged {o.judged} of {report.total}",
-        headline=headline, tables=tables, charts=(chart,),
+        dataset_version=dataset_version(results.env_args),
+        status=f"judged {report.overall.judged} of {report.total}",
+        headline=headline(report, samples), tables=tables, charts=(category_bars(report),),
         notes=tuple(f"warning: {w}" for w in (warning,) if w))

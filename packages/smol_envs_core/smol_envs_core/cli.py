@@ -1,14 +1,16 @@
 """`smol-envs`: the collection's command line.
 
-    smol-envs report RUN [RUN ...] [--html PAGE] [--debug]
+    smol-envs report RUN [RUN ...] [--html PAGE] [--allow-mixed-versions] [--debug]
 
 `report` reads `vf-eval -s` result folders of any of the collection's environments (a run
 folder, its results.jsonl, or a folder searched for runs), recognises each run's environment
-and prints its table headed by model, endpoint, date, dataset version and run path; `--html`
-also writes one static page with every run's tables and charts side by side.
+and prints its table headed by model, endpoint, date, dataset version, behaviour version and
+run path, each headline figure with its N, standard error and 95% interval; `--html` also
+writes one static page with every run's tables and charts side by side. Runs of one
+environment scored by different behaviour versions are refused unless --allow-mixed-versions.
 
-Exit status: 0 done; 2 a run cannot be reported (one line says why; `--debug` or
-SMOL_ENVS_DEBUG=1 shows the traceback).
+Exit status: 0 done; 2 a run cannot be reported, or runs mix behaviour versions (one line says
+why; `--debug` or SMOL_ENVS_DEBUG=1 shows the traceback).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -35,37 +39,62 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormatter)
     report.add_argument("runs", nargs="+", metavar="RUN",
                         help="a vf-eval -s run folder, its results.jsonl, or a folder holding runs")
-    report.add_argument("--html", type=Path, default=None, metavar="PAGE",
-                        help="also write one static HTML page with every run's tables and charts")
-    report.add_argument("--debug", action="store_true",
-                        help="show the traceback of an error instead of one line")
+    add_report_options(report)
     return parser
 
 
-def _report(args: argparse.Namespace) -> int:
-    from .report_html import write_page
-    from .report_text import print_reports
-    from .runreport import report_runs
+def add_report_options(parser: argparse.ArgumentParser, html: bool = True) -> None:
+    """The options every report command shares: --html PAGE (when `html`),
+    --allow-mixed-versions and --debug."""
+    if html:
+        parser.add_argument("--html", type=Path, default=None, metavar="PAGE",
+                            help="also write one static HTML page with every run's tables and "
+                                 "charts")
+    parser.add_argument("--allow-mixed-versions", action="store_true",
+                        help="report runs of one environment scored by different behaviour "
+                             "versions side by side (refused by default: not comparable)")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an error instead of one line")
 
-    runs = report_runs(args.runs)
+
+def show_reports(runs: Sequence[Any], html: Path | None = None, prog: str = "smol-envs") -> None:
+    """The one renderer's output: every run in the terminal (`report.text`), and the HTML page
+    (`report.html`) when `html` is a path."""
+    from .report.html import write_page
+    from .report.text import print_reports
+
     print_reports(runs)
-    if args.html is not None:
-        print(f"smol-envs: report page written to {write_page(runs, args.html)}")
+    if html is not None:
+        print(f"{prog}: report page written to {write_page(runs, html)}")
+
+
+def guarded(prog: str, args: argparse.Namespace, command: Callable[[], int],
+            errors: tuple[type[BaseException], ...] = ()) -> int:
+    """Run `command`; a SmolEnvsError, OSError or one of `errors` becomes one line
+    "PROG: error: ..." on stderr and exit status 2 (re-raised with --debug or
+    SMOL_ENVS_DEBUG=1)."""
+    from .errors import SmolEnvsError
+
+    try:
+        return command()
+    except (SmolEnvsError, OSError, *errors) as exc:
+        if getattr(args, "debug", False) or os.environ.get("SMOL_ENVS_DEBUG"):
+            raise
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report import report_runs
+
+    show_reports(report_runs(args.runs, args.allow_mixed_versions), args.html)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `smol-envs`; returns the exit status."""
-    from .errors import SmolEnvsError
-
     args = _parser().parse_args(argv)
-    try:
-        return _report(args)
-    except (SmolEnvsError, OSError) as exc:
-        if args.debug or os.environ.get("SMOL_ENVS_DEBUG"):
-            raise
-        print(f"smol-envs: error: {exc}", file=sys.stderr)
-        return 2
+    return guarded("smol-envs", args, lambda: _report(args))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .results import read_results
+from .report.read import read_results
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,9 @@ def check_run(results: Path) -> RunCheck:
     first_error = None
     for row in read_results(results).rows:
         rollouts += 1
-        if row.get("error"):
+        if row.raw.get("error"):
             errored += 1
-            first_error = first_error or str(row["error"])[:300]
+            first_error = first_error or str(row.raw["error"])[:300]
     return RunCheck(results.parent, rollouts, errored, first_error)
 
 

@@ -1,15 +1,58 @@
-"""Draw a report's bar charts (`runreport.Bars`) with matplotlib, headless: every bar carries its
+"""Draw a report's bar charts (`model.Bars`) with matplotlib, headless: every bar carries its
 value (or "n/a") and every chart names the model in its title. Output: an SVG string with real
-text (`svg`), which the HTML page embeds."""
+text (`svg`), which the HTML page embeds, or a PNG (`png`) for the environments' commands.
+Matplotlib is imported only while drawing, with its own warnings and log messages kept quiet."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
 import math
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from .report import quiet_matplotlib
-from .runreport import Bars
+from .model import Bars
+
+
+@contextlib.contextmanager
+def quiet_matplotlib() -> Iterator[Any]:
+    """Import matplotlib headless (Agg) and yield pyplot, with its warnings and log messages
+    (the first run's "building the font cache", layout and glyph warnings) kept out of the
+    report's output: a chart is a by-product, its drawing notes are not the user's business."""
+    logger = logging.getLogger("matplotlib")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module="matplotlib")
+            warnings.filterwarnings("ignore", category=UserWarning, message=".*(layout|Glyph)")
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
+            yield plt
+    finally:
+        logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def figure(path: str | Path, figsize: tuple[float, float], dpi: int = 100) -> Iterator[Any]:
+    """Yield the axes of a new headless (Agg) matplotlib figure; on exit lay it out, write it
+    to `path` as PNG (folders created) and close it. Matplotlib's own warnings stay quiet."""
+    with quiet_matplotlib() as plt:
+        fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
+        try:
+            yield ax
+            fig.tight_layout()
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(Path(path), dpi=dpi)
+        finally:
+            plt.close(fig)
+
 
 _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
 
@@ -49,7 +92,7 @@ def draw(ax: Any, bars: Bars, model: str | None) -> None:
 
 def svg(bars: Bars, model: str) -> str:
     """The chart as an SVG document string; text stays text (svg.fonttype none). Matplotlib's
-    own warnings stay quiet (`report.quiet_matplotlib`)."""
+    own warnings stay quiet (`quiet_matplotlib`)."""
     with quiet_matplotlib() as plt:
         import matplotlib
 
@@ -66,3 +109,12 @@ def svg(bars: Bars, model: str) -> str:
                 plt.close(fig)
     text = out.getvalue()
     return text[text.index("<svg"):]
+
+
+def png(bars: Bars, path: str | Path, model: str | None = None,
+        figsize: tuple[float, float] = (9, 4.5)) -> Path:
+    """Write `bars` as a PNG bar chart naming `model` (folders created); returns the path."""
+    path = Path(path)
+    with figure(path, figsize) as ax:
+        draw(ax, bars, model)
+    return path

@@ -1,7 +1,8 @@
-"""Write run reports (`runreport.RunReport`) as one static HTML page: the runs side by side, each
-column headed by its model, endpoint, date, dataset version and run path, then its headline
-figures, tables, charts (inline SVG with real text: every bar labelled, the model named) and
-notes. No scripts, no external resources: the file opens anywhere, offline."""
+"""Write run reports (`model.RunReport`) as one static HTML page: the runs side by side, each
+column headed by its model, endpoint, date, dataset version, behaviour version and run path,
+then its headline figures (estimates with N, standard error, 95% interval and method), tables,
+charts (inline SVG with real text: every bar labelled, the model named) and notes. No
+scripts, no external resources: the file opens anywhere, offline."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from .report_charts import svg
-from .report_text import header_rows
-from .runreport import RunReport, Table
+from .charts import svg
+from .model import RunReport, Table, cell_text
+from .text import header_rows, notes
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #222; }
@@ -32,8 +33,8 @@ table.head td { text-align: left; }
 """
 
 
-def _cells(tag: str, values: Sequence[str]) -> str:
-    return "".join(f"<{tag}>{html.escape(v)}</{tag}>" for v in values)
+def _cells(tag: str, values: Sequence) -> str:
+    return "".join(f"<{tag}>{html.escape(cell_text(v))}</{tag}>" for v in values)
 
 
 def _table(table: Table) -> str:
@@ -44,14 +45,14 @@ def _table(table: Table) -> str:
 
 def _run(run: RunReport) -> str:
     head = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-                   for k, v in header_rows(run) + list(run.body.headline))
+                   for k, v in header_rows(run))
     parts = [f"<section class=\"run\"><h2>{html.escape(run.header.env_id)}: "
              f"{html.escape(run.header.model)}</h2>",
              f"<table class=\"head\"><tbody>{head}</tbody></table>"]
     parts += [_table(t) for t in run.body.tables]
     parts += [f"<figure class=\"chart\">{svg(c, run.header.model)}</figure>"
               for c in run.body.charts]
-    parts += [f"<p class=\"note\">{html.escape(n)}</p>" for n in (*run.body.notes, *run.skipped)]
+    parts += [f"<p class=\"note\">{html.escape(n)}</p>" for n in notes(run)]
     return "".join(parts) + "</section>"
 
 

@@ -1,0 +1,44 @@
+"""The collection's one report: a results model (`model`), its one reader (`read`), the
+behaviour-version check (`versions`), statistics computed once in the model (`statistics`),
+the pipeline from run folders to reports through each environment's hook (`build`), and one
+renderer for the terminal (`text`), HTML (`html`) and charts (`charts`).
+
+The names below are what environments' report hooks and commands use; rich, matplotlib, numpy
+and scipy are imported only by the functions that draw or compute intervals.
+"""
+
+from .build import HOOK_GROUP, apply_hook, hooks, read_run, report_results, report_runs
+from .model import (
+    UNVERSIONED,
+    Bars,
+    Cell,
+    EnvReport,
+    Estimate,
+    Provenance,
+    ReportError,
+    Results,
+    ResultsError,
+    Row,
+    RunReport,
+    Table,
+)
+from .read import (
+    env_key,
+    expect_environment,
+    find_runs,
+    make_row,
+    provenance,
+    read_results,
+    results_path,
+)
+from .statistics import binary, describe, fmt, mean, mean_score, mean_stderr, stratified_bootstrap
+from .versions import ALLOW_FLAG, MixedVersionsError, check_versions
+
+__all__ = [
+    "ALLOW_FLAG", "HOOK_GROUP", "UNVERSIONED", "Bars", "Cell", "EnvReport", "Estimate",
+    "MixedVersionsError", "Provenance", "ReportError", "Results", "ResultsError", "Row",
+    "RunReport", "Table", "apply_hook", "binary", "check_versions", "describe", "env_key",
+    "expect_environment", "find_runs", "fmt", "hooks", "make_row", "mean", "mean_score",
+    "mean_stderr", "provenance", "read_results", "read_run", "report_results", "report_runs",
+    "results_path", "stratified_bootstrap",
+]

@@ -1,0 +1,99 @@
+"""One report for every environment: read `vf-eval -s` result folders into the results model,
+recognise each run's environment from its metadata.json, check that runs of one environment
+share a behaviour version, and ask that environment's report hook for its tables and charts.
+
+An environment registers its hook as an entry point in the group `smol_envs.report` (name: the
+environment id vf-eval records, e.g. `pico-dsl-v1`; value: a function `(Results) -> EnvReport`),
+so the core imports no environment. The hook reads only the `Results` it is given (never the
+disk) and returns plain tables, estimates and bar series; `text` and `html` render them, always
+headed by the run's provenance. Pure apart from reading the folders and loading the hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from ..errors import SmolEnvsError
+from .model import EnvReport, Hook, ReportError, Results, RunReport
+from .read import RESULTS_FILE, env_key, find_runs, read_results
+from .versions import check_versions
+
+HOOK_GROUP = "smol_envs.report"
+
+
+def hooks() -> dict[str, Callable[[], Hook]]:
+    """Loaders of the installed report hooks by `env_key` (entry-point group
+    `smol_envs.report`); a hook is imported only when a run needs it."""
+    return {env_key(ep.name): ep.load for ep in entry_points(group=HOOK_GROUP)}
+
+
+def apply_hook(hook: Hook, results: Results) -> RunReport:
+    """Run an environment's hook on one run.
+
+    Raises:
+        ReportError: the run has no rollouts, or the hook refused the rows (its ValueError or
+            SmolEnvsError, one line naming the run folder).
+    """
+    if not results.rows:
+        raise ReportError(f"{results.path}: no rollouts")
+    try:
+        body: EnvReport = hook(results)
+    except (ValueError, SmolEnvsError) as exc:
+        raise ReportError(f"{results.path.parent}: {exc}") from exc
+    return RunReport(header=results.provenance, body=body)
+
+
+def read_run(path: str | Path) -> Results:
+    """Read one run for `smol-envs report`: its results and the metadata.json naming its
+    environment.
+
+    Raises:
+        ReportError: unreadable results, no metadata.json, or it names no environment.
+    """
+    results = read_results(path)
+    if not results.metadata:
+        raise ReportError(f"{results.path.parent}: no metadata.json beside {RESULTS_FILE} "
+                          "(not a `vf-eval -s` run folder?)")
+    if not (results.metadata.get("env_id") or results.metadata.get("env")):
+        raise ReportError(f"{results.path.parent}: metadata.json names no environment")
+    return results
+
+
+def report_results(runs: Sequence[Results], available: dict[str, Callable[[], Hook]] | None = None,
+                   allow_mixed_versions: bool = False) -> list[RunReport]:
+    """The reports of runs already read, in order, after the behaviour-version check.
+
+    Raises:
+        MixedVersionsError: runs of one environment carry different behaviour versions and
+            `allow_mixed_versions` is false (when true, the first report carries a note).
+        ReportError: no hook for a run's environment, or a hook refused its rows.
+    """
+    allowed = check_versions([r.provenance for r in runs], allow_mixed_versions)
+    available = hooks() if available is None else available
+    reports = []
+    for results in runs:
+        key = env_key(results.provenance.env_id)
+        if key not in available:
+            known = ", ".join(sorted(available)) or "none installed"
+            raise ReportError(f"{results.path.parent}: no report for environment "
+                              f"{results.provenance.env_id!r} (known: {known})")
+        reports.append(apply_hook(available[key](), results))
+    if allowed and reports:
+        reports[0] = RunReport(reports[0].header, reports[0].body,
+                               (*reports[0].skipped, *allowed))
+    return reports
+
+
+def report_runs(paths: Sequence[str | Path], allow_mixed_versions: bool = False) -> list[RunReport]:
+    """`smol-envs report`: every run `find_runs` finds, read, version-checked and reported;
+    notes on skipped failed runs go on the first report. The first failure raises ReportError
+    (MixedVersionsError for mixed behaviour versions)."""
+    found, skipped = find_runs(paths)
+    reports = report_results([read_run(path) for path in found],
+                             allow_mixed_versions=allow_mixed_versions)
+    if skipped and reports:
+        reports[0] = RunReport(reports[0].header, reports[0].body,
+                               (*skipped, *reports[0].skipped))
+    return reports

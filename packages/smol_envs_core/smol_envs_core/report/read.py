@@ -1,0 +1,147 @@
+"""The one reader of what `vf-eval -s` saves: `results.jsonl` (one rollout per line, with
+`info`, `metrics`, `reward`) and the `metadata.json` beside it, into a `model.Results`; and the
+search of folders for runs. Reads files only; no verifiers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .model import UNVERSIONED, Provenance, ReportError, Results, ResultsError, Row
+
+RESULTS_FILE = "results.jsonl"
+METADATA_FILE = "metadata.json"
+FAILED_SUFFIX = "-FAILED"
+VERSION_KEY = "behaviour_version"
+
+
+def results_path(path: str | Path) -> Path:
+    """`path` itself, or the results.jsonl inside it when it is the folder vf-eval wrote."""
+    path = Path(path)
+    return path / RESULTS_FILE if path.is_dir() else path
+
+
+def env_key(env_id: str) -> str:
+    """An environment id as runs are compared: `pico_dsl_v1` and `pico-dsl-v1` are one."""
+    return env_id.strip().lower().replace("_", "-")
+
+
+def _info(row: Mapping[str, Any]) -> dict[str, Any]:
+    info = row.get("info") or {}
+    info = json.loads(info) if isinstance(info, str) else info
+    return dict(info) if isinstance(info, Mapping) else {}
+
+
+def make_row(raw: Mapping[str, Any], line: int = 0, fallback_version: str | None = None) -> Row:
+    """A `model.Row` from one parsed results line: `info` decoded, `metrics` merged over the
+    row's top-level numbers, the behaviour version from `info` or `fallback_version`."""
+    info = _info(raw)
+    flat = {k: v for k, v in raw.items() if isinstance(v, int | float)}
+    nested = raw.get("metrics") if isinstance(raw.get("metrics"), Mapping) else {}
+    version = info.get(VERSION_KEY) or fallback_version or UNVERSIONED
+    return Row(line=line, info=info, metrics={**flat, **nested}, raw=dict(raw),
+               behaviour_version=str(version))
+
+
+def provenance(path: Path, metadata: Mapping[str, Any], rows: Iterable[Row],
+               env_id: str | None = None) -> Provenance:
+    """The provenance of the run whose results file is `path`: metadata.json's environment
+    (else `env_id`, else "?"), model, endpoint and date (else the file's modification time),
+    and the rows' behaviour versions and dataset hashes."""
+    rows = list(rows)
+    date = metadata.get("date")
+    if not date:
+        stamp = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC)
+        date = stamp.strftime("%Y-%m-%d %H:%M UTC")
+    fallback = metadata.get(VERSION_KEY)
+    versions = sorted({r.behaviour_version for r in rows}) or [str(fallback or UNVERSIONED)]
+    shas = sorted({str(r.info["dataset_sha256"]) for r in rows if r.info.get("dataset_sha256")})
+    return Provenance(env_id=str(metadata.get("env_id") or metadata.get("env") or env_id or "?"),
+                      model=str(metadata.get("model") or "?"),
+                      endpoint=str(metadata.get("base_url") or "?"), date=str(date),
+                      path=path.parent, behaviour_versions=tuple(versions),
+                      dataset_sha256=tuple(shas))
+
+
+def expect_environment(results: Results, env_id: str) -> None:
+    """Refuse a run of another environment (by metadata.json's env_id) in an environment's
+    own report command.
+
+    Raises:
+        ReportError: the run's metadata names another environment.
+    """
+    found = results.metadata.get("env_id")
+    if found and env_key(found) != env_key(env_id):
+        raise ReportError(f"{results.path.parent} is a {found} run, not {env_id}: report it with "
+                          f"`smol-envs report {results.path.parent}`")
+
+
+def read_results(path: str | Path, expect: str | None = None) -> Results:
+    """Read a vf-eval results.jsonl (or its folder) and the metadata.json beside it.
+
+    expect: the environment id an environment's own command reads; a run of another
+        environment is refused, and a run without metadata.json is taken to be one of it.
+    Raises:
+        ResultsError: the file does not exist, cannot be read, or a line is not JSON.
+        ReportError: `expect` is given and the metadata names another environment.
+    """
+    path = results_path(path)
+    if not path.is_file():
+        raise ResultsError(f"{path}: no such results file")
+    try:
+        meta_path = path.with_name(METADATA_FILE)
+        metadata = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        if not isinstance(metadata, dict):
+            raise ResultsError(f"{meta_path}: not a JSON object")
+        fallback = metadata.get(VERSION_KEY)
+        rows = []
+        with path.open(encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                if text.strip():
+                    raw = json.loads(text)
+                    if not isinstance(raw, dict):
+                        raise ResultsError(f"{path}: line {number} is not a JSON object")
+                    rows.append(make_row(raw, number, fallback))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ResultsError(f"cannot read results {path}: {exc}") from exc
+    results = Results(path=path, rows=tuple(rows), metadata=metadata,
+                      provenance=provenance(path, metadata, rows, expect))
+    if expect is not None:
+        expect_environment(results, expect)
+    return results
+
+
+def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
+    """The results.jsonl files named by `paths` (a results.jsonl, a run folder, or a folder
+    searched recursively), in the order given, and notes on failed runs skipped in searched
+    folders.
+
+    Raises:
+        ReportError: a path does not exist, a run folder given by name is a failed run
+            (`<hash>-FAILED`), or a searched folder holds no results.jsonl.
+    """
+    found: list[Path] = []
+    skipped: list[str] = []
+    for given in map(Path, paths):
+        if not given.exists():
+            raise ReportError(f"{given}: no such file or folder")
+        run_dir = given.parent if given.is_file() else given
+        if run_dir.name.endswith(FAILED_SUFFIX):
+            raise ReportError(f"{run_dir}: a failed run (see its FAILED.txt), nothing to report")
+        if given.is_file():
+            found.append(given)
+        elif (given / RESULTS_FILE).is_file():
+            found.append(given / RESULTS_FILE)
+        else:
+            inside = sorted(given.rglob(RESULTS_FILE))
+            kept = [p for p in inside if not p.parent.name.endswith(FAILED_SUFFIX)]
+            skipped += [f"skipped failed run {p.parent}" for p in inside if p not in kept]
+            if not kept:
+                raise ReportError(f"{given}: no {RESULTS_FILE} inside (expected a `vf-eval -s` "
+                                  "result folder)")
+            found += kept
+    return list(dict.fromkeys(found)), skipped

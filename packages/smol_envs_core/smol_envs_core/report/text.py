@@ -1,0 +1,71 @@
+"""Print run reports (`model.RunReport`) in the terminal with rich: per run a header (model,
+endpoint, date, dataset version, behaviour version, run path, status), the headline figures
+(each estimate with its N, standard error, 95% interval and method), the environment's tables
+and its notes. `header_rows` is shared with the HTML page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .model import RunReport, Table, cell_text
+
+
+def header_rows(run: RunReport) -> list[tuple[str, str]]:
+    """The header every report opens with, then the headline figures, as (field, text)."""
+    head = run.header
+    rows = [("environment", head.env_id), ("model", head.model), ("endpoint", head.endpoint),
+            ("date", head.date), ("dataset", run.body.dataset_version),
+            ("behaviour version", head.behaviour_version), ("run", str(head.path)),
+            ("status", run.body.status)]
+    return rows + [(name, cell_text(value)) for name, value in run.body.headline]
+
+
+def notes(run: RunReport) -> tuple[str, ...]:
+    """The environment's notes, then the core's (skipped runs, mixed versions allowed)."""
+    return (*run.body.notes, *run.skipped)
+
+
+def _plain(value: Any) -> Any:
+    """A cell as literal text: brackets in values ("[4.6, 69.9]", paths) are not rich markup."""
+    from rich.text import Text
+
+    return Text(cell_text(value))
+
+
+def _table(table: Table) -> Any:
+    from rich.table import Table as RichTable
+
+    out = RichTable(title=_plain(table.title), title_justify="left")
+    for index, column in enumerate(table.columns):
+        out.add_column(_plain(column), justify="left" if index == 0 else "right")
+    for row in table.rows:
+        out.add_row(*map(_plain, row))
+    return out
+
+
+def renderable(run: RunReport) -> Any:
+    """A rich Group for one run: header and headline, tables, notes."""
+    from rich.console import Group
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+
+    head = RichTable(show_header=False, box=None, title_justify="left", title_style="bold",
+                     title=_plain(f"{run.header.env_id}: {run.header.model}"))
+    head.add_column(style="dim")
+    head.add_column(overflow="fold")
+    for name, value in header_rows(run):
+        head.add_row(_plain(name), _plain(value))
+    parts: list[Any] = [head, *(_table(t) for t in run.body.tables)]
+    parts += [f"[yellow]note:[/yellow] {escape(note)}" for note in notes(run)]
+    return Group(*parts, "")
+
+
+def print_reports(runs: Sequence[RunReport], console: Any | None = None) -> None:
+    """Print every run's report, one after the other (to `console`, default a new rich
+    Console on stdout)."""
+    from rich.console import Console
+
+    console = console or Console()
+    for run in runs:
+        console.print(renderable(run))
