@@ -132,7 +132,8 @@ def test_results_of_another_dataset_build_are_refused(tmp_path):
 
 
 def _vf_run(folder, env_args, tasks, passing=("python", "rust")):
-    """A vf-eval -s run folder over `tasks` (one row each), recording `env_args`."""
+    """A vf-eval -s run folder over `tasks` (one row each), recording `env_args`, read back
+    through the core reader."""
     from smolscript import data
 
     sha = data.dataset_hash("default")
@@ -145,7 +146,7 @@ def _vf_run(folder, env_args, tasks, passing=("python", "rust")):
     (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / "metadata.json").write_text(json.dumps(
         {"env_id": "smolscript", "env_args": env_args, "model": "m", "num_examples": len(rows)}))
-    return folder
+    return read_results(folder)
 
 
 def _first_of_each_language():
@@ -163,7 +164,7 @@ def test_a_per_language_vf_eval_run_reports_its_filtered_macro_score(tmp_path):
     --language/--difficulty runs are."""
     from smolscript.report import headline
 
-    summary, _ = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1},
+    summary = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1},
                                            _first_of_each_language()))
     assert summary["status"] == "filtered" and summary["tasks_missing"] == 0
     assert summary["filtered_macro_score"] == pytest.approx(200 / 9)
@@ -172,7 +173,7 @@ def test_a_per_language_vf_eval_run_reports_its_filtered_macro_score(tmp_path):
 
 
 def test_a_per_language_run_missing_a_selected_task_is_still_partial(tmp_path):
-    summary, _ = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1},
+    summary = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1},
                                            _first_of_each_language()[:-1]))
     assert summary["status"] == "partial: 1 task(s) missing, no score"
     assert summary["filtered_macro_score"] is None and summary["smolscript_score"] is None
@@ -182,14 +183,14 @@ def test_the_report_selects_what_load_environment_selected(tmp_path):
     """num_examples after per_language, and a single language given as a string, as
     `load_environment` reads them."""
     three = _first_of_each_language()[:3]
-    summary, _ = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1, "num_examples": 3},
+    summary = summarize_results(_vf_run(tmp_path / "a", {"per_language": 1, "num_examples": 3},
                                            three))
     assert summary["status"] == "filtered" and summary["tasks_scored"] == 3
     assert summary["languages"] == [t["language"] for t in three]
     from smolscript import data
 
     pythons = data.load_tasks("default", ["python"])
-    summary, _ = summarize_results(_vf_run(tmp_path / "b", {"languages": "python"}, pythons))
+    summary = summarize_results(_vf_run(tmp_path / "b", {"languages": "python"}, pythons))
     assert summary["status"] == "filtered" and summary["filtered_macro_score"] == 100.0
 
 

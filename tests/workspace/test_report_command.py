@@ -72,7 +72,7 @@ def test_each_environment_gets_its_table_under_one_header(runs, capsys):
     assert "win rate x100 (length-penalized) 52.3 ± 11.4 (95% CI [26.9, 77.7], t, N=11)" in out
     assert "micro_accuracy 22.2 ± 13.9 (95% CI [6.3, 54.7], Wilson, N=9)" in out
     # one task per language: nothing to resample within a language, so no interval
-    assert "macro (partial: not a score) 22.2 ± n/a (95% CI [n/a, n/a]" in out
+    assert "filtered_macro_score (not official) 22.2 ± n/a (95% CI [n/a, n/a]" in out
 
 
 @pytest.mark.unit
