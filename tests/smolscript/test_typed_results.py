@@ -7,7 +7,6 @@ text earns nothing. Each case goes through the real scoring service and host jud
 from __future__ import annotations
 
 import pytest
-from smolscript.env import load_environment
 from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES
 from smolscript.types import (
     RETURN_TYPES,
@@ -15,10 +14,10 @@ from smolscript.types import (
     TYPE_MISMATCH_PREFIX,
     parse_type_mismatch,
 )
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+from smolscript_sandbox.testing import ensure_service
 
 from tests.smolscript.test_verdict_policies import source, verdict
-from tests.smolscript.tiny_edition import write_edition
+from tests.smolscript.tiny_edition import rubric_rewards
 
 DYNAMIC = ("javascript", "lua", "python")
 INT_N = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
@@ -207,12 +206,7 @@ async def test_candidate_globals_named_like_builtins_change_nothing_in_the_pytho
 
 
 async def test_through_the_rubric_a_string_answer_scores_zero(tmp_path, monkeypatch):
-    write_edition(tmp_path / "data", 2)  # python tasks solve(n) = n + i, int results
-    monkeypatch.setenv("SMOLSCRIPT_DATA_DIR", str(tmp_path / "data"))
-    env = load_environment(service_url=TEST_URL)
-    states = [{"info": {"id": "python-easy-001"}, "completion": text, "prompt": "",
-               "answer": "", "trajectory": [], "example_id": 0}
-              for text in ("    return n + 1\n", "    return str(n + 1)\n",
-                           "    return float(n + 1)\n", "    return [n + 1][0] == n + 1\n")]
-    await env.rubric.score_group(states)
-    assert [s["reward"] for s in states] == [1.0, 0.0, 1.0, 0.0]  # integral float: the policy
+    completions = ["    return n + 1\n", "    return str(n + 1)\n", "    return float(n + 1)\n",
+                   "    return [n + 1][0] == n + 1\n"]  # python tasks solve(n) = n + i
+    rewards = await rubric_rewards(tmp_path / "data", monkeypatch, completions)
+    assert rewards == [1.0, 0.0, 1.0, 0.0]  # integral float: the policy

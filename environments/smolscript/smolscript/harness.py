@@ -10,7 +10,9 @@ below fill the slots: arguments are read in the line format of ``smolscript.type
 and the result is printed as ``canonical_output`` spells it. Harness identifiers carry a
 ``smol`` prefix so that they do not collide with candidate code. The templates of the
 dynamically typed languages also check the result's declared type before printing it
-(``HarnessSpec.checks_types``; the policy and the mismatch report are in ``types.py``).
+(``HarnessSpec.checks_types``), and every template checks that a ``str`` result is printable
+ASCII (and, in C and C#, not NULL/null) before printing it; the policy and the mismatch report
+are in ``types.py``.
 """
 
 # Harness snippets keep one target-language statement per line, so some lines are long.
@@ -55,7 +57,9 @@ class HarnessSpec:
     type at run time (``smol_checked(value, type)`` or its spelling in the language, driven by
     the type name): a mismatch is reported on stderr as ``types.parse_type_mismatch`` reads
     it and the run exits with ``types.TYPE_MISMATCH_EXIT``. Statically typed languages leave
-    it False: their compilers reject a wrong result type.
+    it False: their compilers reject a wrong result type. Every template, whatever this flag,
+    checks a ``str`` result's characters (printable ASCII: ``smol_checked_str`` in C, C++ and
+    Rust, ``SmolCheckedStr`` in C#, part of the type check in the others).
     """
 
     template_file: str
@@ -167,7 +171,7 @@ C = HarnessSpec(
     call_and_print={
         "int": 'printf("%d\\n", {call}));',
         "bool": 'printf("%s\\n", {call}) ? "true" : "false");',
-        "str": 'const char *smol_r = {call});\nprintf("%s\\n", smol_r == NULL ? "(null)" : smol_r);',
+        "str": 'printf("%s\\n", smol_checked_str({call})));',
         "list[int]": "int smol_r_len = 0;\nint *smol_r = {call}, &smol_r_len);\nsmol_print_ints(smol_r, smol_r_len);",
     },
 )
@@ -186,7 +190,7 @@ CPP = HarnessSpec(
     call_and_print={
         "int": 'std::cout << {call} << "\\n";',
         "bool": 'std::cout << ({call} ? "true" : "false") << "\\n";',
-        "str": 'std::cout << {call} << "\\n";',
+        "str": 'std::cout << smol_checked_str({call}) << "\\n";',
         "list[int]": 'std::vector<int> smol_r = {call};\nfor (size_t i = 0; i < smol_r.size(); i++) std::cout << (i ? " " : "") << smol_r[i];\nstd::cout << "\\n";',
     },
 )
@@ -205,7 +209,7 @@ CSHARP = HarnessSpec(
     call_and_print={
         "int": 'System.Console.Out.Write({call}.ToString(System.Globalization.CultureInfo.InvariantCulture) + "\\n");',
         "bool": 'System.Console.Out.Write(({call} ? "true" : "false") + "\\n");',
-        "str": 'System.Console.Out.Write({call} + "\\n");',
+        "str": 'System.Console.Out.Write(SmolCheckedStr({call}) + "\\n");',
         "list[int]": 'System.Console.Out.Write(string.Join(" ", {call}) + "\\n");',
     },
 )
@@ -230,7 +234,7 @@ RUST = HarnessSpec(
     call_and_print={
         "int": 'println!("{{}}", {call});',
         "bool": 'println!("{{}}", {call});',
-        "str": 'println!("{{}}", {call});',
+        "str": 'println!("{{}}", smol_checked_str({call}));',
         "list[int]": 'let smol_r: Vec<String> = {call}.iter().map(|x| x.to_string()).collect();\nprintln!("{{}}", smol_r.join(" "));',
     },
 )

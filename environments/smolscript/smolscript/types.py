@@ -3,8 +3,9 @@
 Every program job feeds a candidate's entry point through a harness (see ``harness.py``): the
 harness reads the arguments from stdin in the line format written by :func:`encode_stdin` and
 prints the return value as :func:`canonical_output` spells it. The host compares the expected
-value's canonical output with the job's stdout as the scoring service normalizes it (invalid
-UTF-8 replaced, CRLF -> LF, one final newline stripped: ``smolscript_sandbox.verdict``).
+value's canonical output exactly with the job's stdout as the scoring service reports it
+(invalid UTF-8 replaced, one final newline stripped, nothing else changed: a carriage return
+stays, ``smolscript_sandbox.verdict``).
 
 Wire format (one item per line, ``\\n`` line ends):
   * ``int``: the decimal number; ``bool``: ``true`` or ``false``; ``str``: the string itself;
@@ -16,11 +17,15 @@ Typed results: the harnesses of the dynamically typed languages (``HarnessSpec.c
 Python, JavaScript, Lua) check the returned value against the declared return type before
 printing it (exact types: a bool or a str is not an int, an int or a number is not a str, a
 list's items are checked one by one, a dict, tuple, string or non-sequence table is not a
-list; an integral float in the int32 range counts as an int, README "Numbers"). A mismatch
-prints nothing: the harness writes one line ``TYPE_MISMATCH_PREFIX + "expected T, got U"``
-to stderr and exits with status ``TYPE_MISMATCH_EXIT``; :func:`parse_type_mismatch` reads it
-back and the host judges that test a ``wrong_answer`` naming both types. The line is trusted
-only to name why a test failed: a candidate that prints it itself fails all the same.
+list; an integral float in the int32 range counts as an int, README "Numbers"). Every
+harness, the statically typed languages' too, checks a ``str`` result's characters: printable
+ASCII only (as :func:`check_value` defines ``str``; a carriage return, another control
+character, a line end or a non-ASCII look-alike is a mismatch), and C's ``NULL`` / C#'s
+``null`` is no string. A mismatch prints nothing: the harness writes one line
+``TYPE_MISMATCH_PREFIX + "expected T, got U"`` to stderr and exits with status
+``TYPE_MISMATCH_EXIT``; :func:`parse_type_mismatch` reads it back and the host judges that
+test a ``wrong_answer`` naming both types. The line is trusted only to name why a test
+failed: a candidate that prints it itself fails all the same.
 """
 
 from __future__ import annotations
@@ -121,8 +126,8 @@ def encode_stdin(args: Sequence[Any], signature: Mapping[str, Any]) -> str:
 def canonical_output(value: Any, typ: str) -> str:
     """The harness's stdout for ``value`` of return type ``typ``, after normalization.
 
-    Normalized stdout has CRLF turned into LF and one final newline stripped, so this string has
-    no trailing newline. Raises SignatureError when the value does not match the type.
+    The service's stdout has one final newline stripped (and nothing else changed), so this
+    string has no trailing newline. Raises SignatureError when the value does not match the type.
     """
     if typ not in RETURN_TYPES:
         raise SignatureError(f"unknown return type {typ!r}; valid: {RETURN_TYPES}")

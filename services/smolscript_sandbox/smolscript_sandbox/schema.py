@@ -85,11 +85,12 @@ class CompileResult(BaseModel):
 
 
 class RunResult(BaseModel):
-    """One test run. `stdout` is normalized (invalid UTF-8 replaced, CRLF -> LF, one final
-    newline stripped); `truncated` when stdout or stderr went over the kept head. `time_s`
-    is elapsed seconds; `cpu_s` the CPU seconds of all its processes that the CPU limit
-    judged (the slot's cpuacct count, read while it ran and once at its end; without one, last
-    sampled while it ran: 0 when it ended before the first sample, 0.1 s in);
+    """One test run. `stdout` is the program's output (invalid UTF-8 replaced, one final
+    newline stripped, nothing else changed: CR and CRLF stay); `truncated` when stdout or
+    stderr went over the kept head. `time_s` is elapsed seconds; `cpu_s` the CPU seconds of
+    all its processes that the CPU limit judged (the slot's cpuacct count, read while it ran
+    and once at its end; without one, last sampled while it ran: 0 when it ended before the
+    first sample, 0.1 s in);
     `sandbox_cpu_s` the exact CPU seconds of the whole run, sandbox start-up included (the
     slot's cpuacct cgroup; None where the host has none)."""
 

@@ -25,9 +25,13 @@ _MEMORY_PATTERNS = re.compile(
 
 
 def normalize_stdout(raw: bytes | str) -> str:
-    """Normalize program output: decode (invalid UTF-8 replaced), CRLF->LF, strip one final LF."""
+    """Program output as text: decoded (invalid UTF-8 replaced), one final LF stripped.
+
+    Nothing else changes: a carriage return, CRLF or any other byte the program wrote stays,
+    so the host's exact comparison sees every difference from the expected text (folding
+    CRLF into LF let a string result "6\\r" print as "6").
+    """
     text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
-    text = text.replace("\r\n", "\n")
     return text[:-1] if text.endswith("\n") else text
 
 

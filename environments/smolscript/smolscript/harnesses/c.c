@@ -47,6 +47,26 @@ static char **smol_strs(int n) {
     return items;
 }
 
+// A str result (the str type of smolscript/types.py) is printable ASCII, bytes 32..126: NULL
+// (which printf would spell "(null)") or any other byte, a control character, a line end or
+// part of a look-alike, is a type mismatch, reported on stderr as types.parse_type_mismatch
+// reads it, and the run exits with its status.
+static const char *smol_checked_str(const char *text) {
+    if (text == NULL) {
+        fprintf(stderr, "smolscript-harness: result type mismatch: expected str, got NULL\n");
+        exit(97);
+    }
+    for (size_t i = 0; text[i] != '\0'; i++) {
+        unsigned char byte = (unsigned char)text[i];
+        if (byte < 32 || byte > 126) {
+            fprintf(stderr, "smolscript-harness: result type mismatch: expected str, got string "
+                    "with byte 0x%02X at index %zu (not printable ASCII)\n", byte, i);
+            exit(97);
+        }
+    }
+    return text;
+}
+
 static void smol_print_ints(const int *items, int n) {
     for (int i = 0; i < n; i++) {
         printf(i == 0 ? "%d" : " %d", items[i]);

@@ -4,6 +4,8 @@
 // @@SOURCE@@
 #undef main
 
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -18,6 +20,23 @@ static std::string smol_line() {
 
 static int smol_int() {
     return std::stoi(smol_line());
+}
+
+// A str result (the str type of smolscript/types.py) is printable ASCII, bytes 32..126: any
+// other byte (a NUL, a control character, a line end, part of a look-alike) is a type
+// mismatch, reported on stderr as types.parse_type_mismatch reads it, and the run exits with
+// its status.
+static std::string smol_checked_str(std::string text) {
+    for (size_t i = 0; i < text.size(); i++) {
+        unsigned char byte = static_cast<unsigned char>(text[i]);
+        if (byte < 32 || byte > 126) {
+            std::cout.flush();
+            std::fprintf(stderr, "smolscript-harness: result type mismatch: expected str, got "
+                         "string with byte 0x%02X at index %zu (not printable ASCII)\n", byte, i);
+            std::exit(97);
+        }
+    }
+    return text;
 }
 
 int main() {

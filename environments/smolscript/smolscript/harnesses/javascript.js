@@ -17,6 +17,19 @@ function smolKind(value) {
   if (typeof value === "object") return "object (" + Object.prototype.toString.call(value).slice(8, -1) + ")";
   return typeof value;
 }
+// [null, text] when every UTF-16 unit of the string `text` is printable ASCII (" " to "~", the
+// str type of smolscript/types.py), else [the first other character and its index]: a control
+// character, a line end or a look-alike never prints as the expected text it resembles.
+function smolPrintable(text) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 32 || code > 126) {
+      const hex = text.codePointAt(i).toString(16).toUpperCase().padStart(4, "0");
+      return ["string with U+" + hex + " at index " + i + " (not printable ASCII)"];
+    }
+  }
+  return [null, text];
+}
 // [null, checked value] when `value` is a value of type `typ` (the type names of
 // smolscript/types.py), else [what it is instead]. An int is a number that is an integer
 // (JavaScript has no other integers: 3.0 is 3; a BigInt is not a number); a list is an array
@@ -27,7 +40,7 @@ function smolCheck(value, typ) {
     return [typeof value === "number" ? "non-integer number" : smolKind(value)];
   }
   if (typ === "bool") return typeof value === "boolean" ? [null, value] : [smolKind(value)];
-  if (typ === "str") return typeof value === "string" ? [null, value] : [smolKind(value)];
+  if (typ === "str") return typeof value === "string" ? smolPrintable(value) : [smolKind(value)];
   if (typ.startsWith("list[") && typ.endsWith("]")) {
     if (!Array.isArray(value)) return [smolKind(value)];
     const items = [];

@@ -30,7 +30,9 @@ end
 -- nil and the checked value when `v` is a value of type `typ` (the type names of
 -- smolscript/types.py), else what it is instead. A string is not a number (and a number not a
 -- string); a list is a table whose raw keys are exactly 1..n (a sequence: no holes, no other
--- keys, metatables ignored), read once into a fresh table and each item checked.
+-- keys, metatables ignored), read once into a fresh table and each item checked; a string holds
+-- printable ASCII bytes only (" " to "~": a control character, a line end or the bytes of a
+-- look-alike never print as the expected text they resemble).
 local function smol_check(v, typ)
   if typ == "int" then
     if math.type(v) == "integer" or smol_integral_float(v) then return nil, v end
@@ -39,8 +41,11 @@ local function smol_check(v, typ)
     if type(v) == "boolean" then return nil, v end
     return smol_kind(v)
   elseif typ == "str" then
-    if type(v) == "string" then return nil, v end
-    return smol_kind(v)
+    if type(v) ~= "string" then return smol_kind(v) end
+    local at = string.find(v, "[^ -~]")
+    if at == nil then return nil, v end
+    return string.format("string with byte 0x%02X at index %d (not printable ASCII)",
+      string.byte(v, at), at)
   elseif typ:sub(1, 5) == "list[" and typ:sub(-1) == "]" then
     if type(v) ~= "table" then return smol_kind(v) end
     local n = 0

@@ -23,17 +23,29 @@ def _smol_main():
         # A checked int result: an int, or an integral float printed as its integer.
         return smol_b.int.__repr__(smol_b.int(value) if smol_integral_float(value) else value)
 
+    def smol_not_printable(text):
+        # None when every character of the str `text` is printable ASCII (" " to "~", the str
+        # type of smolscript/types.py), else the first other one: a control character, a
+        # line end or a look-alike never prints as the expected text it resembles.
+        if smol_b.str.isascii(text) and smol_b.str.isprintable(text):  # ASCII: 32..126
+            return None
+        for index, char in smol_b.enumerate(text):
+            if not " " <= char <= "~":
+                return f"str with U+{smol_b.ord(char):04X} at index {index} (not printable ASCII)"
+        return None
+
     def smol_mismatch(value, typ):
         # None when `value` is a value of type `typ` (the type names of smolscript/types.py),
         # else what it is instead. Exact types: bool is not int, a subclass of int or str is
-        # neither (it may print as something else), a tuple, dict or str is not a list.
+        # neither (it may print as something else), a tuple, dict or str is not a list; a str
+        # holds printable ASCII only.
         kind = smol_b.type(value)
         if typ == "int":
             return None if kind is smol_b.int or smol_integral_float(value) else kind.__name__
         if typ == "bool":
             return None if kind is smol_b.bool else kind.__name__
         if typ == "str":
-            return None if kind is smol_b.str else kind.__name__
+            return kind.__name__ if kind is not smol_b.str else smol_not_printable(value)
         if typ.startswith("list[") and typ.endswith("]"):
             if kind is not smol_b.list:
                 return kind.__name__

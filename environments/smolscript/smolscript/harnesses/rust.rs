@@ -17,6 +17,23 @@ mod smol_entry {
     }
 }
 
+/// A str result (the str type of smolscript/types.py) is printable ASCII, bytes 32..126: any
+/// other byte (a NUL, a control character, a line end, part of a look-alike) is a type
+/// mismatch, reported on stderr as types.parse_type_mismatch reads it, and the run exits with
+/// its status.
+#[allow(dead_code)]
+fn smol_checked_str(text: String) -> String {
+    if let Some(i) = text.bytes().position(|b| !(32..=126).contains(&b)) {
+        eprintln!(
+            "smolscript-harness: result type mismatch: expected str, got string with byte 0x{:02X} at index {} (not printable ASCII)",
+            text.as_bytes()[i],
+            i
+        );
+        std::process::exit(97);
+    }
+    text
+}
+
 #[allow(unused_mut)]
 fn smol_main() {
     let mut smol_input = String::new();
