@@ -37,10 +37,13 @@ def test_normalisation_maps_chance_to_zero_and_perfect_to_100():
 
 @pytest.mark.parametrize("scores, message", [
     ({"hellaswag": {"acc_norm": 40}, "arc_easy": {"acc_norm": 50}}, "half of a component"),
-    ({"hellaswag": {"acc": 40}, "arithmark_3_0": {"acc": 30}}, "mixed metrics"),
+    ({"hellaswag": {"acc": 40}, "arc_easy": {"acc_norm": 50}, "arc_challenge": {"acc": 40}},
+     "mixed metrics"),
+    ({"hellaswag": {"exact_match": 40}, "arithmark_3_0": {"acc": 30}}, "mixed metrics"),
     ({"hellaswag": {"acc_norm": 40}}, "at least two"),
 ])
 def test_refusals(scores, message):
+    """Half a component, tasks of one component on different metrics, too few components."""
     with pytest.raises(ConfigError, match=message):
         composite.int_index(scores)
 
@@ -107,3 +110,14 @@ def test_cli_tasks_lists_every_task(capsys):
                  "math_500", "gpqa_diamond", "bfcl_v4", "int_index", "slm"):
         assert f"\n{name} " in out
     assert "Hub or data_path only" in out  # ArithMark: on no registry reachable here
+
+
+def test_acc_stands_in_for_a_missing_acc_norm_as_the_seed_does():
+    """The seed's fallback: HellaSwag and ARC use acc when acc_norm is missing on all their
+    tasks; ArithMark (acc) has none."""
+    result = composite.int_index({"hellaswag": {"acc": 40.0}, "arithmark_3_0": {"acc": 25.0}})
+    assert [(u[0], u[1]) for u in result.used] == [("HellaSwag", "acc"), ("ArithMark-3", "acc")]
+    assert result.value == pytest.approx((composite.normalise_score(40.0, 25.0)) / 1.65)
+    mixed = composite.int_index({"hellaswag": {"acc_norm": 30.0, "acc": 40.0},
+                                 "arc_easy": {"acc": 50.0}, "arc_challenge": {"acc": 40.0}})
+    assert [u[1] for u in mixed.used] == ["acc_norm", "acc"]

@@ -27,18 +27,20 @@ METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match", "function_name_match", "a
 
 @dataclass(frozen=True)
 class Component:
-    """One Int Index component: the tasks averaged into it, metric, chance (%) and weight."""
+    """One Int Index component: the tasks averaged into it, metric, chance (%), weight, and
+    the metric used instead when every task lacks `metric` (the seed's fallback)."""
 
     name: str
     tasks: tuple[str, ...]
     metric: str
     chance: float
     weight: float
+    fallback: str | None = None
 
 
 INT_INDEX = (
-    Component("HellaSwag", ("hellaswag",), "acc_norm", 25.0, 1.0),
-    Component("ARC", ("arc_easy", "arc_challenge"), "acc_norm", 25.0, 1.0),
+    Component("HellaSwag", ("hellaswag",), "acc_norm", 25.0, 1.0, fallback="acc"),
+    Component("ARC", ("arc_easy", "arc_challenge"), "acc_norm", 25.0, 1.0, fallback="acc"),
     Component("PIQA", ("piqa",), "acc", 50.0, 1.0),
     Component("ArithMark-3", ("arithmark_3_0",), "acc", 25.0, 0.65),
 )
@@ -99,8 +101,9 @@ def int_index(scores: dict[str, dict[str, float]]) -> IndexResult:
     """The Int Index from {task: {metric: percent}}.
 
     Raises:
-        ConfigError: only one of ARC-Easy/ARC-Challenge, a component without its metric
-            (mixed metrics), or fewer than two components.
+        ConfigError: only one of ARC-Easy/ARC-Challenge, a component whose tasks share neither
+            its metric nor its fallback (HellaSwag and ARC fall back to acc when acc_norm is
+            missing on all their tasks, as the seed does), or fewer than two components.
     """
     used, missing = [], []
     for component in INT_INDEX:
@@ -111,13 +114,13 @@ def int_index(scores: dict[str, dict[str, float]]) -> IndexResult:
         if len(present) != len(component.tasks):
             raise ConfigError(f"{component.name} needs {' and '.join(component.tasks)}; only "
                               f"{', '.join(present)} found (half of a component is refused)")
-        lacking = [t for t in present if component.metric not in scores[t]]
-        if lacking:
-            raise ConfigError(f"{component.name} is defined on {component.metric}; "
-                              f"{', '.join(lacking)} reports only "
-                              f"{', '.join(sorted(scores[lacking[0]]))} (mixed metrics refused)")
-        score = sum(scores[t][component.metric] for t in present) / len(present)
-        used.append((component.name, component.metric, score,
+        candidates = [m for m in (component.metric, component.fallback) if m]
+        metric = next((m for m in candidates if all(m in scores[t] for t in present)), None)
+        if metric is None:
+            raise ConfigError(f"{component.name} needs one of {', '.join(candidates)} on every "
+                              f"one of {', '.join(present)} (mixed metrics refused)")
+        score = sum(scores[t][metric] for t in present) / len(present)
+        used.append((component.name, metric, score,
                      normalise_score(score, component.chance), component.weight))
     if len(used) < 2:
         raise ConfigError(f"the Int Index needs at least two components; found "
