@@ -3,14 +3,18 @@
     slm-eval tasks
     slm-eval int-index RESULTS... [--score piqa.acc=68.44]
     slm-eval eval-avg RESULTS...
+    slm-eval export-lm-eval RESULTS... -o results.json
 
-RESULTS are `vf-eval -s` folders (or their results.jsonl). A thin wrapper around `composite`.
+RESULTS are `vf-eval -s` folders (or their results.jsonl), or lm-eval results files (.json,
+e.g. the seed's own). A thin wrapper around `composite`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from smol_envs_core.cli import HelpFormatter
 
@@ -102,12 +106,25 @@ def main(argv: list[str] | None = None) -> int:
                          description="eval_avg: the plain mean of one metric per benchmark "
                                      "(acc_norm, else acc, exact_match, ...), over the runs given.")
     avg.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
+    export = sub.add_parser("export-lm-eval", formatter_class=HelpFormatter,
+                            help="write vf-eval -s runs as an lm-eval results file",
+                            description="Write the runs in lm-evaluation-harness's results "
+                                        "schema (BFCL per category), which the seed's "
+                                        "`python -m slm_eval.int_index --results` and "
+                                        "`eval_avg --results` read.")
+    export.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
+    export.add_argument("-o", "--output", required=True, help="the results JSON file to write")
     args = parser.parse_args(argv)
     try:
         if args.command == "tasks":
             print(cmd_tasks())
         elif args.command == "int-index":
             print(cmd_int_index(args.results, args.score))
+        elif args.command == "export-lm-eval":
+            document = composite.to_lm_eval_results(
+                composite.read_results(args.results, per_bfcl_category=True))
+            Path(args.output).write_text(json.dumps(document, indent=2) + "\n")
+            print(f"wrote {args.output}: {', '.join(document['results'])}")
         else:
             print(cmd_eval_avg(args.results))
     except SlmEvalError as exc:

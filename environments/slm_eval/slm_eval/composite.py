@@ -51,8 +51,56 @@ def normalise_score(score: float, chance: float) -> float:
     return 100.0 * (score - chance) / (100.0 - chance)
 
 
-def read_results(folders: list[str | Path]) -> dict[str, dict[str, tuple[float, int]]]:
+def read_lm_eval_results(path: Path) -> dict[str, dict[str, tuple[float, int]]]:
+    """{task: {metric: (percent, rows)}} from an lm-evaluation-harness results file (the seed's
+    `results_<time>.json`): keys `<metric>,<filter>`, the first filter of a metric kept,
+    standard errors and non-numbers skipped, rows from `n-samples` (0 when absent).
+
+    Raises:
+        DataError: the file has no `results` mapping.
+    """
+    document = json.loads(path.read_text())
+    per_task = document.get("results") if isinstance(document, dict) else None
+    if not isinstance(per_task, dict):
+        raise DataError(f"{path}: no `results` mapping (not an lm-eval results file)")
+    groups = set(document.get("group_subtasks") or {})
+    counts = document.get("n-samples") or {}
+    out: dict[str, dict[str, tuple[float, int]]] = {}
+    for task, payload in per_task.items():
+        if task in groups or not isinstance(payload, dict):
+            continue  # a group's aggregate: its subtasks are counted themselves
+        rows = int((counts.get(task) or {}).get("effective", 0))
+        metrics: dict[str, tuple[float, int]] = {}
+        for key, value in payload.items():
+            name, comma, _ = str(key).partition(",")
+            if comma and not name.endswith("_stderr") and isinstance(value, int | float) \
+                    and not isinstance(value, bool):
+                metrics.setdefault(name.strip(), (100.0 * float(value), rows))
+        out[task] = metrics
+    return out
+
+
+def to_lm_eval_results(results: dict[str, dict[str, tuple[float, int]]]) -> dict:
+    """Our `read_results` output in lm-evaluation-harness's results schema, which the seed's
+    `python -m slm_eval.int_index --results` and `eval_avg --results` read: fractions under
+    `<metric>,none`, `n-samples` per task. Diagnostics keep their names (the seed skips them)."""
+    return {"results": {task: {"alias": task, **{f"{m},none": v / 100.0
+                                                 for m, (v, _) in sorted(ms.items())}}
+                        for task, ms in sorted(results.items())},
+            "group_subtasks": {},
+            "n-samples": {task: {"original": max(n for _, n in ms.values()),
+                                 "effective": max(n for _, n in ms.values())}
+                          for task, ms in sorted(results.items()) if ms},
+            "config": {"harness": "smol-envs slm-eval"}}
+
+
+def read_results(folders: list[str | Path], per_bfcl_category: bool = False
+                 ) -> dict[str, dict[str, tuple[float, int]]]:
     """{task: {metric: (mean in percent, rows)}} pooled over the folders' results.jsonl.
+
+    A `.json` path is read as an lm-evaluation-harness results file (`read_lm_eval_results`:
+    the seed's own output). With `per_bfcl_category`, bfcl_v4 rows count as the seed's
+    per-category tasks (`bfcl_v4_simple_python`, ...), as the seed reports them.
 
     Raises:
         DataError: a folder has no results.jsonl, a row names no known task, or one row
@@ -60,8 +108,15 @@ def read_results(folders: list[str | Path]) -> dict[str, dict[str, tuple[float, 
     """
     values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     seen: set[tuple[str, str]] = set()
+    imported: dict[str, dict[str, tuple[float, int]]] = {}
     for folder in folders:
         path = Path(folder)
+        if path.is_file() and path.suffix == ".json":
+            for task, metrics in read_lm_eval_results(path).items():
+                if task in imported:
+                    raise DataError(f"{path}: {task} appears in two results files")
+                imported[task] = metrics
+            continue
         path = path if path.is_file() else path / "results.jsonl"
         if not path.is_file():
             raise DataError(f"{folder}: no results.jsonl (expected a `vf-eval -s` folder)")
@@ -80,11 +135,17 @@ def read_results(folders: list[str | Path]) -> dict[str, dict[str, tuple[float, 
                                 "across the folders")
             seen.add(key)
             metrics = row.get("metrics") or {}
+            name_as = (f"bfcl_v4_{info.get('category')}"
+                       if per_bfcl_category and task == "bfcl_v4" else task)
             for name in KIND_METRICS[TASKS[task].kind]:
                 if name in metrics and metrics[name] is not None:
-                    values[task][name].append(float(metrics[name]))
-    return {task: {m: (100.0 * sum(v) / len(v), len(v)) for m, v in by_metric.items() if v}
-            for task, by_metric in values.items()}
+                    values[name_as][name].append(float(metrics[name]))
+    pooled = {task: {m: (100.0 * sum(v) / len(v), len(v)) for m, v in by_metric.items() if v}
+              for task, by_metric in values.items()}
+    clash = sorted(set(pooled) & set(imported))
+    if clash:
+        raise DataError(f"{', '.join(clash)} in both a results file and vf-eval runs")
+    return {**pooled, **imported}
 
 
 @dataclass(frozen=True)
