@@ -17,6 +17,9 @@ import sys
 from pathlib import Path
 
 SEED_REQUIREMENT = "slm-eval[api,math]==0.0.1"
+# The seed's BFCL tasks read their data from an installed bfcl_eval; its Tier 1 needs none of
+# bfcl_eval's (heavy) dependencies, so it is installed without them, at our pinned version.
+BFCL_REQUIREMENT = "bfcl-eval==2026.3.23"
 SEED_VERSION = "0.0.1"
 
 # Run inside the seed's venv: evaluate the local tasks, write results and samples as JSON.
@@ -58,13 +61,14 @@ def seed_python() -> Path:
         return python
     folder.parent.mkdir(parents=True, exist_ok=True)
     steps = [[shutil.which("python3") or sys.executable, "-m", "venv", str(folder)],
-             [str(python), "-m", "pip", "install", "-q", SEED_REQUIREMENT]]
+             [str(python), "-m", "pip", "install", "-q", SEED_REQUIREMENT],
+             [str(python), "-m", "pip", "install", "-q", "--no-deps", BFCL_REQUIREMENT]]
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
             raise RuntimeError(f"building the seed venv failed: {' '.join(step)}\n"
                                f"{done.stderr[-2000:]}")
-    marker.write_text(SEED_REQUIREMENT + "\n")
+    marker.write_text(f"{SEED_REQUIREMENT}\n{BFCL_REQUIREMENT}\n")
     return python
 
 
