@@ -87,6 +87,14 @@ def ours(paths: dict[str, Path], base_url: str, model: str) -> dict[str, list[di
     return asyncio.run(run())
 
 
+def seed_prompt(sample: dict) -> str:
+    """The context of a logged generation request (list or `gen_args_0` shape)."""
+    arguments = sample["arguments"]
+    if isinstance(arguments, dict):
+        return arguments["gen_args_0"]["arg_0"]
+    return arguments[0][0]
+
+
 def test_ours_and_the_seeds_agree_row_by_row(local_model_base_url, local_model_name,
                                              archive_cache, tmp_path, capsys):
     python = seed_python()
@@ -116,7 +124,7 @@ def test_ours_and_the_seeds_agree_row_by_row(local_model_base_url, local_model_n
     samples = seed["samples"]["math_500_local"]
     differ = 0
     for s, r in zip(samples, mine["math_500"], strict=True):
-        same = (s["arguments"]["gen_args_0"]["arg_0"] == r["prompt"]
+        same = (seed_prompt(s) == r["prompt"]
                 and s["resps"][0][0] == r["text"] and s["filtered_resps"][0] == r["answer"]
                 and (s["exact_match"], s["unparseable"]) == (r["exact_match"],
                                                             r["unparseable"]))
