@@ -28,12 +28,13 @@ import json, sys
 from slm_eval import simple_evaluate
 from slm_eval.tasks import TaskManager
 folder, base_url, model, tasks, out = sys.argv[1:6]
+limit = int(sys.argv[6]) if len(sys.argv) > 6 else None
 results = simple_evaluate(
     model="local-completions",
     model_args=(f"model={model},base_url={base_url}/completions,tokenizer_backend=remote,"
                 "tokenized_requests=False,num_concurrent=1,max_retries=1"),
     tasks=tasks.split(","), task_manager=TaskManager(include_path=folder), log_samples=True,
-    batch_size=1)
+    batch_size=1, limit=limit)
 samples = {t: sorted(s, key=lambda x: x["doc_id"]) for t, s in results["samples"].items()}
 keep = {k: results[k] for k in ("results", "configs", "versions", "n-shot") if k in results}
 json.dump({"summary": keep, "samples": samples}, open(out, "w"), default=str)
@@ -80,17 +81,23 @@ def seed_tasks_dir(python: Path) -> Path:
     return Path(done.stdout.strip()) / "tasks" / "slm"
 
 
-def local_task_yaml(folder: Path, seed_yaml: Path, task: str, split: str, data: Path) -> str:
-    """Write `<task>_local.yaml` including the seed's YAML with local data; returns its name."""
+def local_task_yaml(folder: Path, seed_yaml: Path, task: str, split: str | None = None,
+                    data: Path | None = None) -> str:
+    """Write `<task>_local.yaml` including the seed's YAML, with local data files when given
+    (BFCL's tasks read the installed bfcl_eval themselves); returns the task's name."""
     name = f"{task}_local"
-    (folder / f"{name}.yaml").write_text(
-        f"include: {seed_yaml}\ntask: {name}\ntag: []\ndataset_path: json\n"
-        f"dataset_name: null\ndataset_kwargs:\n  data_files:\n    {split}: {data}\n")
+    text = f"include: {seed_yaml}\ntask: {name}\ntag: []\n"
+    if data is not None:
+        text += (f"dataset_path: json\ndataset_name: null\ndataset_kwargs:\n  data_files:\n"
+                 f"    {split}: {data}\n")
+    (folder / f"{name}.yaml").write_text(text)
     return name
 
 
-def run_seed(python: Path, folder: Path, base_url: str, model: str, tasks: list[str]) -> dict:
-    """Run the seed on `tasks` (local YAML names in `folder`); {"summary", "samples"}.
+def run_seed(python: Path, folder: Path, base_url: str, model: str, tasks: list[str],
+             limit: int | None = None) -> dict:
+    """Run the seed on `tasks` (local YAML names in `folder`), the first `limit` rows of each
+    (all when None); {"summary", "samples"}.
 
     Raises:
         RuntimeError: the seed's run failed (its stderr tail is in the message).
@@ -100,7 +107,8 @@ def run_seed(python: Path, folder: Path, base_url: str, model: str, tasks: list[
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
            "HF_DATASETS_CACHE": str(folder / "hf_cache"), "TOKENIZERS_PARALLELISM": "false"}
     done = subprocess.run([str(python), str(driver), str(folder), base_url, model,
-                           ",".join(tasks), str(out)], capture_output=True, text=True,
+                           ",".join(tasks), str(out), *([str(limit)] if limit else [])],
+                          capture_output=True, text=True,
                           timeout=3000, env=env, cwd=folder)
     if done.returncode != 0:
         raise RuntimeError(f"the seed's run failed:\n{done.stderr[-3000:]}")

@@ -17,11 +17,12 @@ import os
 from pathlib import Path
 
 import pytest
-from slm_eval import math500
+from slm_eval import bfcl, math500
 from slm_eval.data import load_rows
 from slm_eval.env import load_environment
 from slm_eval.loglik_client import continuation_logliks
 from slm_eval.mc import mc_record
+from slm_eval.tasks import BFCL_CATEGORIES as BFCL_SINGLE_TURN
 
 from tests.slm_eval.seed_peer import local_task_yaml, run_seed, seed_python, seed_tasks_dir
 
@@ -30,6 +31,9 @@ pytestmark = pytest.mark.e2e
 # Per task: the first rows of each split, fixed. SLM_EVAL_AGREEMENT_ROWS lowers it for a quick
 # look while developing; the standing test runs 50.
 ROWS = int(os.environ.get("SLM_EVAL_AGREEMENT_ROWS", "50"))
+BFCL_ROWS = int(os.environ.get("SLM_EVAL_AGREEMENT_BFCL_ROWS", "50"))  # per category
+BFCL_CATEGORIES = os.environ.get("SLM_EVAL_AGREEMENT_BFCL_CATEGORIES", ",".join(
+    BFCL_SINGLE_TURN)).split(",")
 MC_TASKS = {"hellaswag": "validation", "arc_easy": "test", "arc_challenge": "test"}
 LETTERS = "ABCDEFGH"
 
@@ -140,4 +144,61 @@ def test_ours_and_the_seeds_agree_row_by_row(local_model_base_url, local_model_n
         for task, n, d, w, a, b in table:
             print(f"{task:<14}{n:>5}{d:>8}  {('-' if w is None else f'{w:.1e}'):>9}   "
                   f"{', '.join(f'{x:.1f}' for x in a):<22} {', '.join(f'{x:.1f}' for x in b)}")
+    assert problems == []
+
+
+def ours_bfcl(base_url: str, model: str) -> dict[str, list[dict]]:
+    from openai import AsyncOpenAI
+
+    async def run() -> dict[str, list[dict]]:
+        client = AsyncOpenAI(base_url=base_url, api_key="EMPTY")
+        out: dict[str, list[dict]] = {}
+        for category in BFCL_CATEGORIES:
+            env = load_environment(task="bfcl_v4", bfcl_category=category,
+                                   num_examples=BFCL_ROWS)
+            out[category] = []
+            for record in env.get_eval_dataset():
+                prompt = record["prompt"][0]["content"]
+                reply = await client.completions.create(model=model, prompt=prompt,
+                                                        **env.sampling_args)
+                text = reply.choices[0].text
+                row = env.rubric.rows[record["info"]["id"]]
+                out[category].append({"id": row["id"], "prompt": prompt, "text": text,
+                                      **bfcl.bfcl_record(text, row, tier2=False)})
+        return out
+
+    return asyncio.run(run())
+
+
+def test_bfcl_generations_agree_row_by_row(local_model_base_url, local_model_name,
+                                           archive_cache, tmp_path, capsys):
+    """Per category: the prompt bytes, the greedy text, valid_json and function_name_match."""
+    python = seed_python()
+    seed_dir = seed_tasks_dir(python) / "bfcl_v4"
+    names = [local_task_yaml(tmp_path, seed_dir / f"bfcl_v4_{c}.yaml", f"bfcl_v4_{c}")
+             for c in BFCL_CATEGORIES]
+    seed = run_seed(python, tmp_path, local_model_base_url, local_model_name, names,
+                    limit=BFCL_ROWS)
+    mine = ours_bfcl(local_model_base_url, local_model_name)
+    problems, lines = [], []
+    for category in BFCL_CATEGORIES:
+        samples = seed["samples"][f"bfcl_v4_{category}_local"]
+        assert len(samples) == len(mine[category]) == BFCL_ROWS
+        differ = 0
+        for s, r in zip(samples, mine[category], strict=True):
+            same = (s["doc"]["id"] == r["id"] and seed_prompt(s) == r["prompt"]
+                    and s["resps"][0][0] == r["text"]
+                    and (s["valid_json"], s["function_name_match"]) == (
+                        r["valid_json"], r["function_name_match"]))
+            if not same:
+                differ += 1
+                problems.append((category, r["id"]))
+        means = [(sum(s[m] for s in samples) / BFCL_ROWS * 100,
+                  sum(r[m] for r in mine[category]) / BFCL_ROWS * 100)
+                 for m in ("valid_json", "function_name_match")]
+        lines.append(f"{category:<18}{BFCL_ROWS:>5}{differ:>8}   valid_json {means[0][0]:.1f} / "
+                     f"{means[0][1]:.1f}, function_name_match {means[1][0]:.1f} / "
+                     f"{means[1][1]:.1f} (seed / ours)")
+    with capsys.disabled():
+        print("\nBFCL category    rows  differ\n" + "\n".join(lines))
     assert problems == []
