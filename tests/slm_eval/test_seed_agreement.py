@@ -152,6 +152,7 @@ def ours_bfcl(base_url: str, model: str) -> dict[str, list[dict]]:
 
     async def run() -> dict[str, list[dict]]:
         client = AsyncOpenAI(base_url=base_url, api_key="EMPTY")
+        rows = {r["id"]: r for r in load_rows("bfcl_v4")}
         out: dict[str, list[dict]] = {}
         for category in BFCL_CATEGORIES:
             env = load_environment(task="bfcl_v4", bfcl_category=category,
@@ -162,7 +163,7 @@ def ours_bfcl(base_url: str, model: str) -> dict[str, list[dict]]:
                 reply = await client.completions.create(model=model, prompt=prompt,
                                                         **env.sampling_args)
                 text = reply.choices[0].text
-                row = env.rubric.rows[record["info"]["id"]]
+                row = rows[record["info"]["id"]]
                 out[category].append({"id": row["id"], "prompt": prompt, "text": text,
                                       **bfcl.bfcl_record(text, row, tier2=False)})
         return out
