@@ -3,14 +3,14 @@
 Both score the same ARC-Easy questions (4 choices each) against the same endpoint in one run,
 alternating per question so that load on the machine affects both alike:
 - slm-eval: one `/v1/completions` request per question with the four prompts as a list
-  (`continuation_logliks`); on `smol-envs-serve` the context's prefill is shared by the choices;
+  (`continuation_logliks`);
 - naive: one request per choice (four requests per question), each scored on its own.
 Before each timed call an unrelated short prompt is sent (untimed), so that neither client
 starts from the other's cached context. Prints seconds per question for each and their ratio,
-and checks that both give the same log-likelihoods. On `smol-envs-serve` the naive client also
-reuses the context's KV cache across its four requests (llama.cpp keeps the last prefix), so
-the two cost about the same there; the list saves the context's prefill on servers without
-cross-request prefix caching.
+and checks that both give the same log-likelihoods. `smol-envs-serve` evaluates every prompt
+afresh (no KV-cache reuse, so that numbers never depend on request history), so the two cost
+about the same there; the list saves HTTP round trips, and the context's prefill on servers that
+share it within a request.
 Needs a server that passes the echo probe (`smol-envs-serve start`).
 
     uv run python benchmarks/bench_slm_eval_loglik.py [--base-url URL] [-n 40]

@@ -39,10 +39,13 @@ def test_normalisation_maps_chance_to_zero_and_perfect_to_100():
 
 @pytest.mark.parametrize("scores, message", [
     ({"hellaswag": {"acc_norm": 40}, "arc_easy": {"acc_norm": 50}}, "half of a component"),
-    ({"hellaswag": {"acc": 40}, "arithmark_3_0": {"acc": 30}}, "mixed metrics"),
+    ({"hellaswag": {"acc": 40}, "arc_easy": {"acc_norm": 50}, "arc_challenge": {"acc": 40}},
+     "mixed metrics"),
+    ({"hellaswag": {"exact_match": 40}, "arithmark_3_0": {"acc": 30}}, "mixed metrics"),
     ({"hellaswag": {"acc_norm": 40}}, "at least two"),
 ])
 def test_refusals(scores, message):
+    """Half a component, tasks of one component on different metrics, too few components."""
     with pytest.raises(ConfigError, match=message):
         composite.int_index(scores)
 
@@ -139,3 +142,14 @@ def test_cli_int_index_shows_its_bootstrap_interval_and_refuses_mixed_versions(t
     assert main(["report", *folders, "--allow-mixed-versions"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "behaviour version 2" in out and "behaviour version unversioned" in out
+
+
+def test_acc_stands_in_for_a_missing_acc_norm_as_the_seed_does():
+    """The seed's fallback: HellaSwag and ARC use acc when acc_norm is missing on all their
+    tasks; ArithMark (acc) has none."""
+    result = composite.int_index({"hellaswag": {"acc": 40.0}, "arithmark_3_0": {"acc": 25.0}})
+    assert [(u[0], u[1]) for u in result.used] == [("HellaSwag", "acc"), ("ArithMark-3", "acc")]
+    assert result.value == pytest.approx((composite.normalise_score(40.0, 25.0)) / 1.65)
+    mixed = composite.int_index({"hellaswag": {"acc_norm": 30.0, "acc": 40.0},
+                                 "arc_easy": {"acc": 50.0}, "arc_challenge": {"acc": 40.0}})
+    assert [u[1] for u in mixed.used] == ["acc_norm", "acc"]

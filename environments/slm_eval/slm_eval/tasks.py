@@ -9,11 +9,17 @@ from dataclasses import dataclass
 
 MC, MATH, BFCL = "multiple_choice", "math", "function_calling"
 
-# The seed's seven single-turn BFCL v4 categories (prompting mode).
+# The seed's seven single-turn BFCL v4 categories (prompting mode): the `bfcl_v4` task.
 BFCL_CATEGORIES = (
     "simple_python", "simple_java", "simple_javascript",
     "multiple", "parallel", "parallel_multiple", "irrelevance",
 )
+# The seed's four multi-turn categories: tasks by name (`bfcl_v4_<category>`), outside the
+# `bfcl_v4` group (their official metric is interactive; Tier 1 on the first turn only).
+BFCL_MULTI_TURN = (
+    "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context",
+)
+BFCL_ALL = BFCL_CATEGORIES + BFCL_MULTI_TURN
 
 
 @dataclass(frozen=True)
@@ -58,14 +64,24 @@ TASKS: dict[str, TaskSpec] = {
                              "gpqa_diamond", "train", "CC-BY-4.0", 25.0),
     "bfcl_v4": TaskSpec("bfcl_v4", BFCL, "function_name_match", 1390, "bfcl-eval (PyPI)", None,
                         "-", "Apache-2.0"),
+    **{f"bfcl_v4_{c}": TaskSpec(f"bfcl_v4_{c}", BFCL, "function_name_match", 200,
+                                "bfcl-eval (PyPI)", None, "-", "Apache-2.0")
+       for c in BFCL_MULTI_TURN},
 }
 
-INT_INDEX_TASKS = ("hellaswag", "arc_easy", "arc_challenge", "arithmark_3_0")
+# The seed's `int_index` group runs ArithMark 2.0 too (reported apart; not a component).
+INT_INDEX_TASKS = ("hellaswag", "arc_easy", "arc_challenge", "arithmark_2", "arithmark_3_0")
 GROUPS = {"int_index": INT_INDEX_TASKS, "slm": tuple(TASKS)}
 
 
+def bfcl_task_category(task: str) -> str | None:
+    """The multi-turn category of a `bfcl_v4_<category>` task, else None."""
+    return task[len("bfcl_v4_"):] if task.startswith("bfcl_v4_") else None
+
+
 def task_names() -> list[str]:
-    """Every valid `task` argument: the eight benchmarks, then the groups."""
+    """Every valid `task` argument: the benchmarks (the eight, then the four BFCL multi-turn
+    tasks), then the groups."""
     return [*TASKS, *GROUPS]
 
 # Metric names each kind reports (the rubric's columns; env.py checks it against its functions).

@@ -13,6 +13,11 @@ shapes the 0.3.36 server mishandles:
   BOS (SmolLM2); `loglik.py` answers them in-process instead, and serves the tokenizer routes
   lm-evaluation-harness's remote tokenizer needs.
 
+And one behaviour of llama-cpp-python's generation: it reuses the KV cache of the previous
+request's longest common prefix, and llama.cpp computes a token on a cached prefix with other
+kernels than inside a fresh batch, so a greedy generation could depend on what the server did
+before. `fresh_generations` makes every generation start from an empty cache.
+
 Usage::
 
     smol-envs-serve start [--port 8765] [--host 127.0.0.1]
@@ -43,6 +48,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from . import endpoints, loglik, procman
 from .errors import InfrastructureError
@@ -176,6 +182,24 @@ class RequestFixer:
         await self.app({**scope, "headers": headers}, replay, send)
 
 
+def fresh_generations(llama_class: Any) -> None:
+    """Make `llama_class.generate` start every call from an empty KV cache (idempotent).
+
+    llama-cpp-python 0.3.36 skips its prefix reuse when `n_tokens` is 0, so each generation's
+    prompt is evaluated afresh and the reply depends on the request alone, not on history.
+    """
+    if getattr(llama_class.generate, "_smol_fresh", False):
+        return
+    original = llama_class.generate
+
+    def generate(self, tokens, *args, **kwargs):
+        self.n_tokens = 0
+        return original(self, tokens, *args, **kwargs)
+
+    generate._smol_fresh = True
+    llama_class.generate = generate
+
+
 def serve_forever(host: str, port: int, threads: int) -> None:
     """Run the wrapped llama-cpp-python server in this process until killed.
 
@@ -184,8 +208,11 @@ def serve_forever(host: str, port: int, threads: int) -> None:
     """
     faulthandler.enable(file=sys.stdout, all_threads=True)
     import uvicorn
+    from llama_cpp import Llama
     from llama_cpp.server.app import create_app
     from llama_cpp.server.settings import ModelSettings, ServerSettings
+
+    fresh_generations(Llama)
 
     app = create_app(
         server_settings=ServerSettings(host=host, port=port),
