@@ -49,18 +49,24 @@ def cases(gold: str, scoring_failure: str | None) -> list[tuple[str, str | None]
     return out
 
 
-def assign(tasks: list[Any], gold: Callable[[Any], str], scoring_failure: str | None
+def assign(tasks: list[Any], gold: Callable[[Any], str],
+           scoring_failure: str | Callable[[Any], str] | None
            ) -> list[tuple[str, Any, str | None]]:
-    """(case, task, reply) with case k on task k (each task's own gold reply).
+    """(case, task, reply) with case k on task k (each task's own gold reply). The scoring
+    failure's reply is a fixed text (a judge that fails on it) or, as a callable, a reply per
+    task (the gold, for a scoring service that is down).
 
     Raises:
         ValueError: fewer tasks than cases.
     """
-    first = cases("gold", scoring_failure)
+    def failing(task: Any) -> str | None:
+        return scoring_failure(task) if callable(scoring_failure) else scoring_failure
+
+    first = cases("gold", failing(tasks[0]) if tasks else None)
     if len(tasks) < len(first):
         raise ValueError(f"{len(first)} cases need as many tasks, got {len(tasks)}")
     out = []
     for k, (name, _) in enumerate(first):
-        reply = dict(cases(gold(tasks[k]), scoring_failure))[name]
+        reply = dict(cases(gold(tasks[k]), failing(tasks[k])))[name]
         out.append((name, tasks[k], reply))
     return out

@@ -9,6 +9,7 @@ is the contract test that keeps them one. The printed table (run with `-s`) is t
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 from tests.contract_rl import venv040
 from tests.contract_rl.driver import load_tasks
 from tests.contract_rl.specs import SPECS
-from tests.parity import classic_side, corpus
+from tests.parity import classic_side, corpus, v1_side
 
 pytestmark = pytest.mark.integration
 
@@ -77,3 +78,32 @@ def test_pico_parity() -> None:
         DECLARATION.names) for k, (case, task, reply) in enumerate(assigned)}
     check("pico-dsl-v1", classic, v1_run(sys.executable, "pico-dsl-v1"),
           v1_run(str(venv040.python()), "pico-dsl-v1"))
+
+
+def closed_port_url() -> str:
+    """A loopback URL where nothing listens (a scoring service that is down)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_smolscript_parity() -> None:
+    from smolscript import load_environment
+    from smolscript.scorer import DECLARATION
+    from smolscript_sandbox.testing import TEST_URL, ensure_service
+
+    ensure_service()
+    spec = SPECS["smolscript"]()
+    tasks = load_tasks("smolscript", {**spec.eval, "num_examples": v1_side.TASKS})
+    assigned = corpus.assign(tasks, spec.gold, spec.gold)
+    down = closed_port_url()
+    envs = {url: load_environment(service_url=url) for url in (TEST_URL, down)}
+    records = {r["info"]["id"]: r for r in envs[TEST_URL].get_eval_dataset().to_list()}
+    classic = {}
+    for k, (case, task, reply) in enumerate(assigned):
+        env = envs[down if case == corpus.SCORING_FAILURE else TEST_URL]
+        state = classic_side.state_for(records[task.data.task_id], k, reply, chat=False)
+        classic[case] = classic_side.observe(env, case, state, DECLARATION.names)
+    check("smolscript", classic, v1_run(sys.executable, "smolscript", TEST_URL, down),
+          v1_run(str(venv040.python()), "smolscript", TEST_URL, down))
+    assert not classic[corpus.SCORING_FAILURE]["ok"]

@@ -21,7 +21,7 @@ import verifiers
 from tests.contract_rl.driver import API_KEY_VAR, env_server, load_tasks, run_groups
 from tests.contract_rl.scripted_endpoint import ScriptedEndpoint
 from tests.contract_rl.specs import SPECS
-from tests.parity.corpus import assign
+from tests.parity.corpus import SCORING_FAILURE, assign
 
 TASKS = 16
 
@@ -42,26 +42,46 @@ def observe(trace: Any) -> dict[str, Any]:
             "behaviour_version": trace.info.get("behaviour_version")}
 
 
-def run(env_id: str, service_url: str | None = None) -> dict[str, Any]:
-    """Score the corpus through the v1 loop; returns {"verifiers": version, "cases": {...}}."""
+def _with_service(server: dict[str, Any], url: str | None) -> dict[str, Any]:
+    if url is None:
+        return server
+    return {**server, "task": {**server.get("task", {}), "service_url": url}}
+
+
+def run(env_id: str, service_url: str | None = None, failing_url: str | None = None
+        ) -> dict[str, Any]:
+    """Score the corpus through the v1 loop; returns {"verifiers": version, "cases": {...}}.
+
+    `service_url`: the scoring service (smolscript); `failing_url`, when given, is a service
+    that is down: the scoring-failure case (the gold reply) is scored against it, by a second
+    env server.
+    """
     os.environ.setdefault(API_KEY_VAR, "scripted")
     spec = SPECS[env_id]()
     options = eval_options(env_id)
     tasks = load_tasks(env_id, {**options, "num_examples": TASKS} if env_id != "pico-dsl-v1"
                        else options)
-    assigned = assign(tasks, spec.gold, spec.scoring_failure_reply)
+    failure = spec.gold if failing_url is not None else spec.scoring_failure_reply
+    assigned = assign(tasks, spec.gold, failure)
     answers = {task.data.prompt_text: [reply] for _, task, reply in assigned if reply is not None}
-    picked = [task for _, task, _ in assigned]
-    with ScriptedEndpoint(answers, judge=spec.judge(picked)) as endpoint:
+    down = [(name, task) for name, task, _ in assigned
+            if failing_url is not None and name == SCORING_FAILURE]
+    up = [(name, task) for name, task, _ in assigned if (name, task) not in down]
+    cases: dict[str, Any] = {}
+    with ScriptedEndpoint(answers, judge=spec.judge([task for _, task, _ in assigned])) as endpoint:
         server = spec.server_options(endpoint.base_url)
-        if service_url is not None:
-            server = {**server, "task": {**server.get("task", {}), "service_url": service_url}}
-        with env_server(env_id, {**options, **server}) as address:
-            groups = asyncio.run(run_groups(address, endpoint.base_url, picked, 1))
-    cases = {name: observe(traces[0])
-             for (name, _, _), traces in zip(assigned, groups, strict=True)}
-    return {"verifiers": verifiers.__version__, "cases": cases}
+        for url, batch in ((service_url, up), (failing_url, down)):
+            if not batch:
+                continue
+            with env_server(env_id, {**options, **_with_service(server, url)}) as address:
+                groups = asyncio.run(run_groups(address, endpoint.base_url,
+                                                [task for _, task in batch], 1))
+            cases.update({name: observe(traces[0])
+                          for (name, _), traces in zip(batch, groups, strict=True)})
+    return {"verifiers": verifiers.__version__,
+            "cases": {name: cases[name] for name, _, _ in assigned}}
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)))
+    args = sys.argv[1:] + [""] * 3
+    print(json.dumps(run(args[0], args[1] or None, args[2] or None)))
