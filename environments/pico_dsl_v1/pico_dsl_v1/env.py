@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.classic import DeclaredRubric, classic_reply
+from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import PolicyEnv
 from smol_envs_core.scoring import Score
@@ -74,7 +74,7 @@ def build_rubric(parser: vf.Parser | None = None) -> vf.Rubric:
     return DeclaredRubric(DECLARATION, score_state, parser=parser or PicoAnswerParser())
 
 
-METRIC_FUNCS: tuple[Callable[..., float], ...] = tuple(build_rubric().funcs)
+METRIC_FUNCS: tuple[Callable[..., float], ...] = reward_functions(DECLARATION)
 
 
 def rollout_state(record: dict[str, Any], index: int, content: str) -> State:

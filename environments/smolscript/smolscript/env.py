@@ -22,7 +22,7 @@ from typing import Any
 import verifiers as vf
 from datasets import Dataset
 from smol_envs_core import vf031
-from smol_envs_core.classic import DeclaredRubric, classic_reply
+from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
 from smol_envs_core.policy import PolicyEnv
 from smol_envs_core.scoring import Score
@@ -84,7 +84,7 @@ class SmolscriptRubric(DeclaredRubric):
         return score
 
 
-REWARD_FUNCS = tuple(SmolscriptRubric({}, {}, None, 1).funcs)
+REWARD_FUNCS = reward_functions(DECLARATION)
 REWARD_WEIGHTS = tuple(m.weight for m in DECLARATION.metrics)
 
 

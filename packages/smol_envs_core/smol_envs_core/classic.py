@@ -40,6 +40,12 @@ def _reader(metric: Metric, record_key: str) -> Callable[..., float]:
     return read
 
 
+def reward_functions(declaration: Declaration) -> tuple[Callable[..., float], ...]:
+    """The rubric's reward functions of `declaration`: one reader per metric, named and
+    documented by it, reading `state[record_key]["metrics"][name]`."""
+    return tuple(_reader(m, declaration.record_key) for m in declaration.metrics)
+
+
 def record_behaviour_version(info: Any, version: str) -> None:
     """Write `version` to a row's info (`info["behaviour_version"]`), when it is a dict."""
     if isinstance(info, dict):
@@ -62,8 +68,8 @@ class DeclaredRubric(ScoreOnceRubric):
     """
 
     def __init__(self, declaration: Declaration, score: ScoreFunction, **kwargs: Any):
-        funcs = [_reader(m, declaration.record_key) for m in declaration.metrics]
-        super().__init__(funcs=funcs, weights=[m.weight for m in declaration.metrics], **kwargs)
+        super().__init__(funcs=list(reward_functions(declaration)),
+                         weights=[m.weight for m in declaration.metrics], **kwargs)
         self.declaration = declaration
         self.record_key = declaration.record_key
         self.score_state = score
