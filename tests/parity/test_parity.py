@@ -107,3 +107,25 @@ def test_smolscript_parity() -> None:
     check("smolscript", classic, v1_run(sys.executable, "smolscript", TEST_URL, down),
           v1_run(str(venv040.python()), "smolscript", TEST_URL, down))
     assert not classic[corpus.SCORING_FAILURE]["ok"]
+
+
+def test_smoltalkbench_parity() -> None:
+    from smoltalkbench import load_environment
+    from smoltalkbench.scorer import DECLARATION
+
+    from tests.contract_rl.scripted_endpoint import ScriptedEndpoint
+
+    spec = SPECS["smoltalkbench"]()
+    tasks = load_tasks("smoltalkbench", {**spec.eval, "num_examples": v1_side.TASKS})
+    assigned = corpus.assign(tasks, spec.gold, spec.scoring_failure_reply)
+    with ScriptedEndpoint({}, judge=spec.judge(tasks)) as judge:
+        env = load_environment(dataset="fixture", judge_base_url=judge.base_url,
+                               judge_api_key_var="", judge_model="scripted",
+                               judge_max_retries=0)
+        records = {r["info"]["id"]: r for r in env.get_eval_dataset().to_list()}
+        classic = {case: classic_side.observe(
+            env, case, classic_side.state_for(records[task.data.row_id], k, reply),
+            DECLARATION.names) for k, (case, task, reply) in enumerate(assigned)}
+    check("smoltalkbench", classic, v1_run(sys.executable, "smoltalkbench"),
+          v1_run(str(venv040.python()), "smoltalkbench"))
+    assert not classic[corpus.SCORING_FAILURE]["ok"]

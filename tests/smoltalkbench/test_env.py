@@ -24,7 +24,7 @@ def test_defaults_load_offline_and_lazily():
     # MultiTurnEnv groups our rubric with its own num_turns monitor.
     (rubric,) = [r for r in env.rubric.rubrics if isinstance(r, JudgedRubric)]
     assert rubric._get_reward_func_names() == [f.__name__ for f in METRICS]
-    assert rubric.weights == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert rubric.weights == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
 
 
 @pytest.mark.parametrize(

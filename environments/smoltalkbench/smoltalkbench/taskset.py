@@ -1,10 +1,10 @@
 """SmolTalkBench as a verifiers v1 taskset (the API prime-rl trains and verifiers 0.4 ships).
 
-Same pure core as the classic environment (`judge` builds the prompt and reads the verdict,
-`judge_client` calls the judge). Splits: eval is the benchmark (`data.load_rows`); train is every
-source conversation not in the benchmark (`splits.py`). A judge failure raises
-`InfrastructureError`, which leaves the trace not ok (trainers drop it); it is never a reward of
-0. An empty reply loses without a judge call (a model outcome, reward 0).
+Same scoring function as the classic environment (`scorer.score_reply`: `judge` builds the
+prompt and reads the verdict, `judge_client` calls the judge). Splits: eval is the benchmark
+(`data.load_rows`); train is every source conversation not in the benchmark (`splits.py`). A
+judge failure raises `InfrastructureError`, which leaves the trace not ok (trainers drop it); it
+is never a reward of 0. An empty reply loses without a judge call (a model outcome, reward 0).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.errors import InfrastructureError
-from smol_envs_core.v1 import SingleTurnTask, check_split, reply_text, score_once
+from smol_envs_core.scoring import Score
+from smol_envs_core.v1 import DeclaredTask, check_split
 
 from smoltalkbench import build, data, judge, splits
 from smoltalkbench.defaults import (
@@ -25,9 +25,9 @@ from smoltalkbench.defaults import (
 )
 from smoltalkbench.errors import ConfigError
 from smoltalkbench.judge_client import JudgeClient, JudgeConfig
+from smoltalkbench.scorer import DECLARATION, score_reply
 
 ENV_ID = "smoltalkbench"
-RECORD_KEY = "smoltalkbench_judgement"
 
 
 class SmolTalkData(vf.TaskData):
@@ -61,8 +61,12 @@ def judge_client(config: JudgeConfig) -> JudgeClient:
     return JudgeClient(config)
 
 
-class SmolTalkTask(SingleTurnTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskConfig]):
-    """Judges the reply against the reference once per rollout; the reward is `win_prob`."""
+class SmolTalkTask(DeclaredTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskConfig]):
+    """Judges the reply against the reference once per rollout (`scorer.score_reply`, the
+    classic rubric's function too); the reward is `win_prob`. A judge failure is never
+    tolerated here: it raises, and the trace is not ok."""
+
+    declaration = DECLARATION
 
     def _client(self) -> JudgeClient:
         c = self.config
@@ -72,39 +76,11 @@ class SmolTalkTask(SingleTurnTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskC
             timeout_s=c.judge_timeout_s, max_concurrent=c.judge_max_concurrent,
         ))
 
-    async def _judgement(self, trace: vf.Trace) -> dict[str, Any]:
-        async def compute() -> dict[str, Any]:
-            reply = reply_text(trace).strip()
-            reference = self.data.reference
-            if not reply:
-                return judge.empty_reply(reference).to_dict()
-            messages, label = judge.build_messages(
-                self.data.prompt_text, reply, reference, self.config.order_seed
-            )
-            client = self._client()
-            answer = await client.top_logprobs(messages)
-            verdict = (judge.Verdict(raw_win_prob=None, error=answer.error) if answer.error
-                       else judge.parse_verdict(answer.top_logprobs, label))
-            result = judge.judgement(verdict, label, reply, reference,
-                                     self.config.length_penalty_chars)
-            if result.judge_error:
-                raise InfrastructureError("judge", result.reason, client.config.base_url)
-            return result.to_dict()
-
-        return await score_once(trace, RECORD_KEY, compute)
-
-    @vf.metric
-    async def judge_metrics(self, trace: vf.Trace) -> dict[str, float]:
-        """raw_win_prob (before the length cap, [0, 1]), length_penalized (0/1), reply_chars."""
-        record = await self._judgement(trace)
-        return {"raw_win_prob": float(record["raw_win_prob"]),
-                "length_penalized": float(record["length_penalized"]),
-                "reply_chars": float(record["reply_chars"])}
-
-    @vf.reward(weight=1.0)
-    async def win_prob(self, trace: vf.Trace) -> float:
-        """P(reply beats the reference) in [0, 1], after WildBench's length cap."""
-        return float((await self._judgement(trace))["win_prob"])
+    async def score_reply(self, reply: str) -> Score:
+        """`scorer.score_reply` of the reply against this task's reference."""
+        return await score_reply(reply, self.data.prompt_text, self.data.reference,
+                                 self._client(), self.config.length_penalty_chars,
+                                 self.config.order_seed)
 
 
 class SmolTalkTasksetConfig(vf.TasksetConfig):

@@ -1,0 +1,84 @@
+"""SmolTalkBench's one scoring function and its declaration (both adapters are made from them).
+
+`score_reply(reply, instruction, reference, client, ...)` judges one reply against the reference
+once (`judge` builds the prompt and reads the verdict, `judge_client` calls the judge) and
+returns a `smol_envs_core.scoring.Score` whose reward is `win_prob`. An empty reply loses without
+a judge call (a model outcome). A judge failure raises `JudgeUnavailableError` (an
+InfrastructureError, component "judge") unless the caller tolerates it (the classic
+`max_judge_error_rate` > 0): then the Score has `judge_error` = 1.0 and failure "judge_error",
+which the error budget counts and excludes from the reward average. The classic rubric and the
+v1 task both call it. No verifiers import.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric
+
+from smoltalkbench import judge
+from smoltalkbench.errors import JudgeUnavailableError
+from smoltalkbench.judge_client import JudgeClient
+
+logger = logging.getLogger(__name__)
+
+ENV_ID = "smoltalkbench"
+BEHAVIOUR_VERSION = "1.0.0"
+RECORD_KEY = "smoltalkbench_judgement"
+DECLARATION = Declaration(
+    env_id=ENV_ID, behaviour_version=BEHAVIOUR_VERSION,
+    metrics=(
+        Metric("win_prob", 1.0, "Headline, in [0, 1]: P(reply beats reference) after "
+                                "WildBench's length cap; 0 on error."),
+        Metric("raw_win_prob", 0.0, "In [0, 1]: the judge's P(reply beats reference) before "
+                                    "the length penalty; 0 on error."),
+        Metric("length_penalized", 0.0, "1.0 when the reply exceeded the reference by more "
+                                        "than K characters (score capped at 0.5)."),
+        Metric("reply_chars", 0.0, "Length of the model's reply in characters (not in [0, 1]; "
+                                   "zero weight)."),
+        Metric("judge_error", 0.0, "1.0 when the sample could not be judged (a tolerated judge "
+                                   "failure; excluded from the reward average)."),
+        empty_metric(),
+    ),
+    failure_kinds=("empty_response", "judge_error", "lost"),
+    record_key=RECORD_KEY,
+)
+
+
+async def score_reply(reply: str, instruction: str, reference: str, client: JudgeClient,
+                      length_penalty_chars: int, order_seed: int = 0,
+                      tolerate_judge_error: bool = False) -> Score:
+    """Judge one reply against the reference.
+
+    Args:
+        reply: the model's reply (end-of-turn markers already removed; stripped here).
+        instruction: the user's instruction; reference: the reference reply.
+        client: the judge client; length_penalty_chars: WildBench's K; order_seed: seeds the
+            pair order (with the instruction).
+        tolerate_judge_error: record a judge failure as `judge_error` instead of raising.
+    Returns:
+        the Score; `parsed` = the stripped reply, `details` = the `judge.Judgement` as a dict.
+    Raises:
+        JudgeUnavailableError: the judge failed and `tolerate_judge_error` is False.
+    """
+    reply = reply.strip()
+    if not reply:
+        result = judge.empty_reply(reference)
+    else:
+        messages, label = judge.build_messages(instruction, reply, reference, order_seed)
+        answer = await client.top_logprobs(messages)
+        verdict = (judge.Verdict(raw_win_prob=None, error=answer.error) if answer.error
+                   else judge.parse_verdict(answer.top_logprobs, label))
+        result = judge.judgement(verdict, label, reply, reference, length_penalty_chars)
+    if result.judge_error:
+        if not tolerate_judge_error:
+            raise JudgeUnavailableError(result.reason, client.config.base_url)
+        logger.error("smoltalkbench judge error (tolerated, counted): %s", result.reason)
+    metrics = {"win_prob": result.win_prob, "raw_win_prob": result.raw_win_prob,
+               "length_penalized": float(result.length_penalized),
+               "reply_chars": float(result.reply_chars),
+               "judge_error": float(result.judge_error), "empty_response": float(not reply)}
+    failure = ("judge_error" if result.judge_error else "empty_response" if not reply
+               else "lost" if result.win_prob < 0.5 else None)
+    return DECLARATION.score(metrics, parsed=reply, reason=result.reason, failure=failure,
+                             details=result.to_dict())
