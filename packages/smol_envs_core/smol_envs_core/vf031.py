@@ -44,7 +44,8 @@ __all__ = ["MultiTurnMonitorRubric", "EmptyModelResponseError", "Response", "Res
 
 
 def content_to_text(content: Any) -> str:
-    """A message's content as text (a string as is; content parts: their text joined)."""
+    """A message's content as text (a string as is; content parts: their texts joined by
+    spaces, as verifiers 0.3.1 does)."""
     return content if isinstance(content, str) else vf.Parser()._content_to_text(content)
 
 
