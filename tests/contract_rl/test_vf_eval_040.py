@@ -71,6 +71,8 @@ def test_each_taskset_runs_under_vf_eval_040(env_id: str, reward: str, local_mod
     done = vf_eval_040(env_id, local_model_base_url, local_model_name, tmp_path, *extra)
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
     seen = traces(tmp_path)
+    print(f"\nverifiers 0.4 vf-eval {env_id} x{len(seen)}: " + ", ".join(
+        f"ok={t['ok']} {reward}={(t['rewards'].get(reward) or {}).get('score')}" for t in seen))
     assert len(seen) == ROWS
     for trace in seen:
         assert trace["ok"], trace["errors"]
