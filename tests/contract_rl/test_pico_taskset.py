@@ -15,8 +15,8 @@ pytestmark = pytest.mark.unit
 def scored(task, reply: str) -> tuple[dict, dict]:
     """(rewards, metrics) of `task` for one reply, through the task's own v1 hooks."""
     trace = SimpleNamespace(last_reply=reply, info={})
-    metrics = asyncio.run(task.pico_metrics(trace))
-    return asyncio.run(task.reward(trace)), metrics
+    metrics = asyncio.run(task.declared_metrics(trace))
+    return asyncio.run(task.declared_reward(trace)), metrics
 
 
 def gold(task) -> str:

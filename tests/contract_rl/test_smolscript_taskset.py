@@ -60,7 +60,7 @@ def test_a_scoring_service_failure_raises_never_scores_zero() -> None:
     task = load_tasks("smolscript", options)[0]
     trace = SimpleNamespace(last_reply=smolscript_gold(task), info={})
     with pytest.raises(InfrastructureError, match="scoring service"):
-        asyncio.run(task.passed(trace))
+        asyncio.run(task.declared_reward(trace))
 
 
 def test_the_reply_keeps_its_leading_indentation():

@@ -88,6 +88,6 @@ def test_a_rubric_with_other_arguments_keeps_verifiers_path():
         return 1.0
 
     rubric = vf.Rubric(funcs=[needs_parser], weights=[1.0])
-    from smol_envs_core.policy import _fast_call_plan
+    from smol_envs_core.direct_rubric import _fast_call_plan
 
     assert _fast_call_plan(rubric.funcs) is None

@@ -12,9 +12,9 @@ from smol_envs_core.errors import InfrastructureError
 from smol_envs_core.policy import (
     EMPTY_ANSWER_KEY,
     ErrorBudget,
-    _as_infrastructure_error,
     raise_for_failed_rollout,
 )
+from smol_envs_core.quiet_tasks import as_infrastructure_error
 
 pytestmark = pytest.mark.unit
 
@@ -32,9 +32,9 @@ def test_survives_pickling_and_the_env_server_repr():
     again = pickle.loads(pickle.dumps(error))
     assert (again.component, again.reason, again.url) == (error.component, "down", error.url)
     # vf-eval's env server sends repr(exception) and the client raises RuntimeError(that text).
-    parsed = _as_infrastructure_error(RuntimeError(repr(error)))
+    parsed = as_infrastructure_error(RuntimeError(repr(error)))
     assert parsed is not None and str(parsed) == str(error)
-    assert _as_infrastructure_error(RuntimeError("something else")) is None
+    assert as_infrastructure_error(RuntimeError("something else")) is None
 
 
 def test_an_endpoint_error_names_the_request_url():
@@ -153,13 +153,13 @@ def test_unawaited_infrastructure_failures_are_dropped_once_the_run_stopped():
     not printed again with tracebacks ("Task exception was never retrieved"); other errors are."""
     import asyncio
 
-    from smol_envs_core.policy import _drop_unawaited_infrastructure_failures
+    from smol_envs_core.quiet_tasks import drop_unawaited_infrastructure_failures
 
     seen = []
     loop = asyncio.new_event_loop()
     try:
         loop.set_exception_handler(lambda loop, context: seen.append(context["exception"]))
-        _drop_unawaited_infrastructure_failures(loop)
+        drop_unawaited_infrastructure_failures(loop)
         relayed = RuntimeError(repr(InfrastructureError("model endpoint", "404", "http://x/v1")))
         bug = ValueError("a bug")
         for error in (InfrastructureError("judge", "down"), relayed, bug):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from pico_dsl_v1.score import METRIC_NAMES
+from pico_dsl_v1.scorer import BEHAVIOUR_VERSION
 
 pytestmark = pytest.mark.e2e
 
@@ -37,9 +38,11 @@ def test_vf_eval_saves_every_metric(
         assert row["error"] is None
         assert row["reward"] == row["metrics"]["exact_match"]
         assert all(0.0 <= row["metrics"][name] <= 1.0 for name in expected)
+        assert row["info"]["behaviour_version"] == BEHAVIOUR_VERSION  # which scoring made it
     assert {row["info"]["slice"] for row in rows} == {
         "copy_case", "punctuation", "deletion", "repeat", "noop_suffix", "composite",
     }  # fmt: skip
     assert expected <= set(metadata["avg_metrics"])
+    assert metadata["behaviour_version"] == BEHAVIOUR_VERSION
     summary = {name: round(metadata["avg_metrics"][name], 3) for name in sorted(expected)}
     print("vf-eval pico-dsl-v1 SmolLM2-135M-Instruct n=12:", json.dumps(summary))

@@ -101,11 +101,7 @@ def test_rubric_has_one_headline_reward() -> None:
     assert set(weights) == {*METRIC_NAMES, "empty_response"} - {"exact_match"}
     assert all(w == 0.0 for w in weights.values())
     for func in METRIC_FUNCS:
-        assert func.__doc__ and set(inspect.signature(func).parameters) == {
-            "completion",
-            "info",
-            "state",
-        }
+        assert func.__doc__ and "state" in inspect.signature(func).parameters
 
 
 def test_every_gold_answer_scores_one_through_the_real_rubric(env: vf.Environment) -> None:
@@ -121,7 +117,7 @@ def test_every_gold_answer_scores_one_through_the_real_rubric(env: vf.Environmen
 
 
 def test_parse_once_per_rollout(env: vf.Environment, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pico_dsl_v1.env as env_module
+    import pico_dsl_v1.scorer as env_module
 
     calls = Counter()
     real = env_module.parse_answer

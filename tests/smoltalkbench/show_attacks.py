@@ -56,8 +56,8 @@ async def taskset(base_url: str, instruction: str, reply: str, options: dict) ->
     trace = SimpleNamespace(assistant_messages=[SimpleNamespace(content=reply)],
                             last_reply=reply.strip(), info={})
     try:
-        await task.judge_metrics(trace)
-        reward = await task.win_prob(trace)
+        await task.declared_metrics(trace)
+        reward = (await task.declared_reward(trace))["win_prob"]
     except Exception as exc:  # noqa: BLE001
         return f"trace not ok (dropped by the trainer): {type(exc).__name__}"
     return f"reward {reward:.3f}"

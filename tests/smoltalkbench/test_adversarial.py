@@ -137,8 +137,8 @@ async def taskset(base_url: str, row: dict, message: dict, **extra) -> tuple[flo
     content = message["content"]
     trace = SimpleNamespace(assistant_messages=[SimpleNamespace(**message)],
                             last_reply=content.strip(), info={})
-    metrics = await task.judge_metrics(trace)
-    return await task.win_prob(trace), metrics
+    metrics = await task.declared_metrics(trace)
+    return (await task.declared_reward(trace))["win_prob"], metrics
 
 
 def both(attack, **extra):
@@ -297,7 +297,9 @@ def test_the_report_counts_replies_without_a_verdict_as_losses():
                             "reply_chars": 10.0, "judge_error": 0.0, "no_verdict": no_verdict},
                 "info": {"group": "everyday", "category": "c", "reference_chars": 10}}
 
-    summary = report.summarize([report.sample_from_row(row(1.0, 0.0)),
-                                report.sample_from_row(row(0.0, 1.0))])
+    from smol_envs_core.report import make_row
+
+    summary = report.summarize([report.sample_from_row(make_row(row(1.0, 0.0))),
+                                report.sample_from_row(make_row(row(0.0, 1.0)))])
     assert summary.no_verdict == 1 and summary.overall.judged == 2
     assert summary.overall.win_rate == pytest.approx(50.0)  # the loss stays in the rate

@@ -1,8 +1,9 @@
 """verifiers wiring: load_environment, the answer parser and the rubric.
 
-The only module that imports verifiers. Everything it scores comes from parse.py and score.py;
-a rollout is parsed once (by the collection's `ScoreOnceRubric`, which also applies the shared
-infrastructure-failure policy) and its scores are kept in the rollout state.
+The only module that imports classic verifiers. Every score comes from `scorer.score_reply`
+(the function the v1 taskset calls too); the rubric is generated from `scorer.DECLARATION`
+(`smol_envs_core.classic.DeclaredRubric`, which scores each rollout once and applies the shared
+infrastructure-failure policy) and the record is kept in the rollout state.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 import verifiers as vf
+from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
-from smol_envs_core.markers import strip_end_of_turn
-from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
-from smol_envs_core.text import completion_text as raw_completion_text
+from smol_envs_core.policy import PolicyEnv
+from smol_envs_core.scoring import Score
 from verifiers.types import State
 
 from .data import (
@@ -30,27 +31,20 @@ from .data import (
 from .errors import ConfigError
 from .parse import ParsedAnswer, parse_answer
 from .prompt import SYSTEM_PROMPT
-from .score import METRIC_NAMES, score_answer
+from .scorer import BEHAVIOUR_VERSION, DECLARATION, RECORD_KEY, score_reply
 from .splits import train_rows
 from .tokenizer import valid_tokenizers
 
-SCORES_KEY = "pico_dsl_v1_scores"
+SCORES_KEY = RECORD_KEY
 CLASSIC_TRAIN_ROWS = 480
-REWARD_WEIGHTS: dict[str, float] = {name: 0.0 for name in METRIC_NAMES} | {"exact_match": 1.0}
-METRIC_DOCS: dict[str, str] = {
-    "exact_match": "1.0 when all four parsed lines equal the oracle's (the reward).",
-    "format_valid": "1.0 when the response ends with an <answer> block of exactly four lines.",
-    "answer_tag_valid": "1.0 when a trailing <answer> block is present.",
-    "line_count_ok": "1.0 when the block, or the visible response without one, has four lines.",
-    "avg_line_similarity": "Mean of the four line similarities.",
-    "empty_response": "1.0 when the model returned no text (kept and scored 0, not retried).",
-}
+REWARD_WEIGHTS: dict[str, float] = {m.name: m.weight for m in DECLARATION.metrics}
+PARSE_REASON_KEY = "pico_dsl_v1_parse_reason"
 
 
 def completion_text(completion: Any) -> str:
     """The completion's text (`smol_envs_core.text`), with trailing end-of-turn markers
     (`<|im_end|>` and the like) removed."""
-    return strip_end_of_turn(raw_completion_text(completion))
+    return classic_reply({"completion": completion})
 
 
 class PicoAnswerParser(vf.Parser):
@@ -66,49 +60,21 @@ class PicoAnswerParser(vf.Parser):
         return parse_answer(completion_text(completion))
 
 
-class PicoRubric(ScoreOnceRubric):
-    """Parses and scores each rollout once (`score.score_answer`); the metrics read the record.
-
-    A rollout whose model call failed raises InfrastructureError (the run stops) instead of
-    scoring 0; an empty answer is scored 0 and flagged `empty_response`.
-    """
-
-    record_key = SCORES_KEY
-
-    def score_once(self, state: dict[str, Any]) -> dict[str, float]:
-        parsed = parse_answer(completion_text(state.get("completion")))
-        state["pico_dsl_v1_parse_reason"] = parsed.reason
-        return score_answer(parsed, state["info"]["target_lines"])
-
-    def direct_metrics(self, state: dict[str, Any]) -> dict[str, float]:
-        """Every metric at once from the score record (the functions return the same)."""
-        return {**state[SCORES_KEY], "empty_response": empty_response(state)}
-
-
-def _metric(name: str) -> Callable[..., float]:
-    def metric(completion: Any, info: dict[str, Any], state: dict[str, Any]) -> float:
-        return state[SCORES_KEY][name]
-
-    metric.__name__ = metric.__qualname__ = name
-    metric.__doc__ = METRIC_DOCS.get(
-        name,
-        (
-            f"1.0 when answer line {name[5]} equals the oracle's line."
-            if name.endswith("_exact")
-            else f"1 - Levenshtein distance / max length for line {name[5]}; missing line 0."
-        ),
-    )
-    return metric
-
-
-METRIC_FUNCS: tuple[Callable[..., float], ...] = tuple(_metric(name) for name in METRIC_NAMES)
+def score_state(state: dict[str, Any]) -> Score:
+    """The classic rollout's Score: `scorer.score_reply` of its reply and gold lines (the
+    parser's reason is also kept in `state["pico_dsl_v1_parse_reason"]`)."""
+    score = score_reply(classic_reply(state), state["info"]["target_lines"])
+    state[PARSE_REASON_KEY] = score.reason
+    return score
 
 
 def build_rubric(parser: vf.Parser | None = None) -> vf.Rubric:
-    """exact_match at weight 1.0; every other metric, and empty_response, at weight 0."""
-    funcs = [*METRIC_FUNCS, empty_response]
-    weights = [REWARD_WEIGHTS[f.__name__] for f in METRIC_FUNCS] + [0.0]
-    return PicoRubric(funcs=funcs, weights=weights, parser=parser or PicoAnswerParser())
+    """The rubric made from `scorer.DECLARATION`: exact_match at weight 1.0, every other metric
+    (empty_response included) at weight 0; each rollout scored once by `score_state`."""
+    return DeclaredRubric(DECLARATION, score_state, parser=parser or PicoAnswerParser())
+
+
+METRIC_FUNCS: tuple[Callable[..., float], ...] = reward_functions(DECLARATION)
 
 
 def rollout_state(record: dict[str, Any], index: int, content: str) -> State:
@@ -144,6 +110,7 @@ class PicoDslEnv(PolicyEnv):
     stop the run; see smol_envs_core.policy), with a default token budget."""
 
     default_max_tokens = DEFAULT_MAX_TOKENS
+    behaviour_version = BEHAVIOUR_VERSION
 
 
 def _check_arguments(

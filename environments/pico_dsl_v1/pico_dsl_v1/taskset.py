@@ -1,11 +1,11 @@
 """pico-dsl-v1 as a verifiers v1 taskset (the API prime-rl trains and verifiers 0.4 ships).
 
-Same pure core as the classic environment (`splits`, `parse`, `score`); this is the only module
-that imports `verifiers.v1`. The reward is exact match by default; `reward="line_similarity"`
-switches to an opt-in shaped reward for curricula (`shaped.shaped_line_similarity`: credit for
-lines 3 and 4 beyond what a tape-blind answer gets, see shaped.py), recorded under its own name
-`shaped_line_similarity` so it is never mistaken for the benchmark's score (`exact_match` stays
-a metric either way).
+Same scoring function as the classic environment (`scorer.score_reply`, declared once in
+`scorer`); this is the only module that imports `verifiers.v1`. The reward is exact match by
+default; `reward="line_similarity"` switches to an opt-in shaped reward for curricula
+(`shaped.shaped_line_similarity`: credit for lines 3 and 4 beyond what a tape-blind answer gets,
+see shaped.py), recorded under its own name `shaped_line_similarity` so it is never
+mistaken for the benchmark's score (`exact_match` stays a metric either way).
 """
 
 from __future__ import annotations
@@ -15,22 +15,20 @@ import json
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.v1 import SingleTurnTask, check_split, reply_text, score_once
+from smol_envs_core.scoring import Declaration, Score
+from smol_envs_core.v1 import DeclaredTask, check_split
 
 from .data import SLICE_CHOICES
 from .errors import ConfigError
-from .parse import parse_answer
 from .prompt import SYSTEM_PROMPT
-from .score import METRIC_NAMES, score_answer
-from .shaped import shaped_line_similarity
+from .scorer import DECLARATION, SHAPED, SHAPED_DECLARATION, score_reply
 from .splits import DEFAULT_TRAIN_ROWS, eval_rows, prompt_key, train_rows
 
 ENV_ID = "pico-dsl-v1"
-RECORD_KEY = "pico_dsl_v1_scores"
 # reward option -> reward name in the results (and in the score record)
 REWARDS: dict[str, str] = {
     "exact_match": "exact_match",
-    "line_similarity": "shaped_line_similarity",
+    "line_similarity": SHAPED,
 }
 
 
@@ -45,8 +43,11 @@ class PicoData(vf.TaskData):
     """Which reward the task records: "exact_match" or "shaped_line_similarity"."""
 
 
-class PicoTask(SingleTurnTask, vf.Task[PicoData]):
-    """Scores the reply's trailing `<answer>` block against the four gold lines."""
+class PicoTask(DeclaredTask, vf.Task[PicoData]):
+    """Scores the reply's trailing `<answer>` block against the four gold lines
+    (`scorer.score_reply`, the classic rubric's function too)."""
+
+    declaration = DECLARATION
 
     @property
     def key(self) -> str:
@@ -54,28 +55,13 @@ class PicoTask(SingleTurnTask, vf.Task[PicoData]):
         content = {"prompt": self.data.prompt, "target_lines": self.data.target_lines}
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
-    async def _record(self, trace: vf.Trace) -> dict[str, float]:
-        async def compute() -> dict[str, float]:
-            parsed = parse_answer(reply_text(trace))
-            record = score_answer(parsed, self.data.target_lines)
-            if self.data.reward_name == "shaped_line_similarity":
-                record["shaped_line_similarity"] = shaped_line_similarity(
-                    parsed, self.data.target_lines)
-            return record
+    def declared(self) -> Declaration:
+        """`DECLARATION` (exact_match the reward), or `SHAPED_DECLARATION` when shaped."""
+        return SHAPED_DECLARATION if self.data.reward_name == SHAPED else DECLARATION
 
-        return await score_once(trace, RECORD_KEY, compute)
-
-    @vf.metric
-    async def pico_metrics(self, trace: vf.Trace) -> dict[str, float]:
-        """Every metric of `score.METRIC_NAMES` (exact_match, format and line scores), in [0, 1]."""
-        record = await self._record(trace)
-        return {name: record[name] for name in METRIC_NAMES}
-
-    @vf.reward(weight=1.0)
-    async def reward(self, trace: vf.Trace) -> dict[str, float]:
-        """The headline reward in [0, 1], named by the task: exact_match (all four lines equal,
-        the benchmark's score) or shaped_line_similarity (opt-in, partial credit; see shaped.py)."""
-        return {self.data.reward_name: (await self._record(trace))[self.data.reward_name]}
+    def score_reply(self, reply: str) -> Score:
+        """`scorer.score_reply` of the reply against this task's gold lines."""
+        return score_reply(reply, self.data.target_lines, self.declared())
 
 
 class PicoTasksetConfig(vf.TasksetConfig):

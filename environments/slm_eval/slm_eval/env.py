@@ -3,7 +3,8 @@
 The only module importing verifiers. Multiple-choice tasks do not generate: `LoglikEnv` asks
 the endpoint for the log-likelihood of each choice (after the echo probe) in place of a model
 response, and its completion is the predicted choice's letter. math_500 and bfcl_v4 generate
-through vf-eval's client as usual. Every task is scored once per rollout (`ScoreOnceRubric`);
+through vf-eval's client as usual. Every task is scored once per rollout by `scorer`'s functions
+(the rubric is generated from `scorer.declaration`, `smol_envs_core.classic.DeclaredRubric`);
 an infrastructure failure (endpoint down, failing the echo probe) stops the run, for one task
 and for the `int_index`/`slm` groups alike (`RunFailurePolicy`). slm-eval is evaluation-only:
 `get_dataset()` (a train split) raises `EvaluationOnlyError`.
@@ -17,14 +18,15 @@ import time
 from typing import Any
 
 import verifiers as vf
+from smol_envs_core import vf031
+from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import (
     InfrastructureError,
     install_excepthook,
     reject_unknown_arguments,
 )
-from smol_envs_core.policy import PolicyEnv, RunFailurePolicy, ScoreOnceRubric, empty_response
-from smol_envs_core.text import completion_text
-from verifiers.types import Response, ResponseMessage
+from smol_envs_core.policy import PolicyEnv, RunFailurePolicy
+from smol_envs_core.scoring import Score
 
 from . import bfcl, math500
 from .data import load_rows
@@ -32,11 +34,13 @@ from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
 from .mc import mc_record
 from .prompts import PROMPT_STYLES, mc_request
+from .scorer import BEHAVIOUR_VERSION, declaration, score_choice, score_reply
 from .tasks import (
     BFCL,
     BFCL_CATEGORIES,
     BFCL_MULTI_TURN,
     GROUPS,
+    KIND_METRICS,
     MATH,
     MC,
     TASKS,
@@ -48,77 +52,42 @@ LETTERS = "ABCDEFGHIJ"
 GPQA_PROMPT = "[GPQA Diamond question withheld from logs: scored by log-likelihood]"
 
 
-def _record(state: dict) -> dict:
-    return state.get(ScoreOnceRubric.record_key) or {}
+LEGACY_RECORD_KEY = "score_record"
+"""The task's own record (mc/math/bfcl fields, e.g. `logliks`), kept where results read it."""
 
 
-def acc(state: dict, **_: Any) -> float:
-    """1.0 when the highest summed log-likelihood is the gold choice's (multiple choice)."""
-    return float(_record(state).get("acc", 0.0))
+def _headline(kind: str) -> str:
+    return KIND_METRICS[kind][0]
 
 
-def acc_norm(state: dict, **_: Any) -> float:
-    """1.0 when the highest log-likelihood per character is the gold choice's."""
-    return float(_record(state).get("acc_norm", 0.0))
+METRICS = {kind: reward_functions(declaration(kind, _headline(kind))) for kind in (MC, MATH, BFCL)}
 
 
-def exact_match(state: dict, **_: Any) -> float:
-    """1.0 when math-verify finds the extracted answer equal to the gold answer (math_500)."""
-    return float(_record(state).get("exact_match", 0.0))
-
-
-def unparseable(state: dict, **_: Any) -> float:
-    """1.0 when the answer is empty or math-verify cannot parse it (the seed's meaning: such a
-    row is decided by string comparison); diagnostic, weight 0."""
-    return float(_record(state).get("unparseable", 0.0))
-
-
-def valid_json(state: dict, **_: Any) -> float:
-    """1.0 when the answer is a JSON array of {name, arguments} calls (bfcl_v4 Tier 1)."""
-    return float(_record(state).get("valid_json", 0.0))
-
-
-def function_name_match(state: dict, **_: Any) -> float:
-    """1.0 when the called names equal the expected ones (irrelevance: no call) (Tier 1)."""
-    return float(_record(state).get("function_name_match", 0.0))
-
-
-def ast_match(state: dict, **_: Any) -> float:
-    """1.0 when the calls pass the AST checker (Tier 2; 0.0 when Tier 2 is off)."""
-    return float(_record(state).get("ast_match") or 0.0)
-
-
-METRICS = {
-    MC: (acc, acc_norm),
-    MATH: (exact_match, unparseable, empty_response),
-    BFCL: (valid_json, function_name_match, ast_match, empty_response),
-}
-
-
-class TaskRubric(ScoreOnceRubric):
-    """Scores a rollout once with the task kind's pure scorer; rewards read the record."""
+class TaskRubric(DeclaredRubric):
+    """The rubric made from `scorer.declaration(kind, headline)`: each rollout scored once by
+    `scorer.score_reply` (math_500, bfcl_v4) or `scorer.score_choice` (multiple choice, from
+    the log-likelihoods `LoglikEnv` recorded)."""
 
     def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False):
-        funcs = list(METRICS[kind])
-        weights = [1.0 if f.__name__ == headline else 0.0 for f in funcs]
-        super().__init__(funcs=funcs, weights=weights)
-        self.kind, self.rows, self.tier2 = kind, rows, tier2
+        super().__init__(declaration(kind, headline), self.score_of)
+        self.kind, self.headline, self.rows, self.tier2 = kind, headline, rows, tier2
 
-    def direct_metrics(self, state: dict) -> dict[str, float]:
-        """Every metric at once: the reward functions read the record (no argument assembly)."""
-        return {func.__name__: func(state) for func in self.funcs}
+    def score_of(self, state: dict) -> Score:
+        """The rollout's Score; the task's own record is also kept in `state["score_record"]`.
 
-    async def score_once(self, state: dict) -> dict:
+        Raises:
+            InfrastructureError: a multiple-choice rollout without log-likelihoods.
+        """
         if self.kind == MC:
             record = state.get("mc_record")
             if record is None:
                 raise InfrastructureError("model endpoint", "no log-likelihoods were recorded")
-            return record
-        row = self.rows[state["info"]["id"]]
-        text = completion_text(state.get("completion"))
-        if self.kind == MATH:
-            return math500.math_record(text, row["answer"])
-        return bfcl.bfcl_record(text, row, self.tier2)
+            score = score_choice(record, self.headline)
+        else:
+            row = self.rows[state["info"]["id"]]
+            score = score_reply(classic_reply(state), row, self.kind, self.headline, self.tier2)
+        state[LEGACY_RECORD_KEY] = score.details
+        return score
 
 
 class EvalOnly:
@@ -132,21 +101,27 @@ class EvalOnly:
 class TaskEnv(EvalOnly, PolicyEnv):
     """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split."""
 
+    behaviour_version = BEHAVIOUR_VERSION
+
 
 class TaskGroup(EvalOnly, RunFailurePolicy, vf.EnvGroup):
     """The `int_index` and `slm` groups: verifiers' EnvGroup with the run failure policy (an
     infrastructure failure in any component stops the run, non-zero) and no train split."""
 
+    behaviour_version = BEHAVIOUR_VERSION
+
 
 class LoglikEnv(EvalOnly, PolicyEnv):
     """Multiple choice by log-likelihood: the 'response' is the predicted choice's letter."""
+
+    behaviour_version = BEHAVIOUR_VERSION
 
     def __init__(self, items: dict[str, tuple], headline: str, **kwargs: Any):
         super().__init__(**kwargs)
         self.items, self.headline = items, headline
 
     async def get_model_response(self, state: Any, prompt: Any, client: Any = None,
-                                 model: str | None = None, **_: Any) -> Response:
+                                 model: str | None = None, **_: Any) -> vf031.Response:
         client = client if client is not None else state["client"]
         openai_client = getattr(client, "client", client)
         model = model or state["model"]
@@ -163,9 +138,7 @@ class LoglikEnv(EvalOnly, PolicyEnv):
         record = mc_record(logliks, choices, gold)
         state["mc_record"] = record
         letter = LETTERS[record["pred_norm" if self.headline == "acc_norm" else "pred"]]
-        return Response(
-            id="slm-eval-loglik", created=int(time.time()), model=str(model), usage=None,
-            message=ResponseMessage(content=letter, finish_reason="stop", is_truncated=False))
+        return vf031.synthetic_response("slm-eval-loglik", int(time.time()), str(model), letter)
 
 
 def _dataset(records: list[dict]):

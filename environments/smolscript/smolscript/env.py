@@ -1,8 +1,10 @@
 """verifiers wiring of smolscript: `load_environment`, the rubric and its reward functions.
 
-The only module that imports verifiers. Each rollout's raw completion is assembled with the
-task's prefix, scored once by the scoring service, and the verdict is stored in the rollout
-state (and its `info`, so that `vf-eval -s` keeps it); the reward functions only read it.
+The only module that imports classic verifiers. Each rollout is scored once by
+`scorer.score_reply` (the function the v1 taskset calls too: assembly onto the task's prefix,
+then the scoring service), the rubric is generated from `scorer.DECLARATION`, and the verdict is
+stored in the rollout state (and its `info`, so that `vf-eval -s` keeps it); the reward
+functions only read it.
 
 verifiers 0.3.1 catches exceptions raised inside reward functions and scores them 0.0, which
 would turn an infrastructure failure into a model failure. Scoring therefore happens once per
@@ -13,25 +15,23 @@ line naming the component and its URL.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from smol_envs_core import vf031
+from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.endpoints import COMPLETIONS_ALIAS
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
-from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric, empty_response
+from smol_envs_core.policy import PolicyEnv
 from smol_envs_core.preflight import chat_client_warning
-from smol_envs_core.text import completion_text
-from verifiers.types import Response
+from smol_envs_core.scoring import Score
 
 from smolscript import data, splits
-from smolscript.assemble import ASSEMBLY_VERSION, assemble_completion
-from smolscript.errors import ScoringInfraError
+from smolscript.assemble import ASSEMBLY_VERSION
 from smolscript.prompts import (
     TEMPLATE_ID,
     build_prompt,
@@ -39,100 +39,56 @@ from smolscript.prompts import (
     make_token_counter,
     token_budget,
 )
-from smolscript.scoring import outcome, resolve_service_url, score_code
+from smolscript.scorer import (
+    BEHAVIOUR_VERSION,
+    DECLARATION,
+    RECORD_KEY,
+    ServiceGate,
+    score_reply,
+)
 
-VERDICT_KEY = "smolscript"
-
-
-# --------------------------------------------------------------------------- rewards
-
-
-def _verdict(state: Mapping[str, Any]) -> Mapping[str, Any]:
-    verdict = state.get(VERDICT_KEY)
-    if verdict is None:
-        raise RuntimeError("smolscript verdict missing: score through SmolscriptRubric")
-    return verdict
-
-
-def passed(state: Mapping[str, Any], **_: Any) -> float:
-    """1.0 when every hidden test of the task passed (headline reward, weight 1), else 0.0."""
-    return float(bool(_verdict(state)["passed"]))
-
-
-def syntax_ok(state: Mapping[str, Any], **_: Any) -> float:
-    """1.0 when the code parsed/compiled (HTML/CSS: no parse error reported), else 0.0."""
-    return float(bool(_verdict(state)["syntax_ok"]))
-
-
-def hidden_test_pass_rate(state: Mapping[str, Any], **_: Any) -> float:
-    """Fraction of the task's hidden tests passed, in [0, 1] (partial functional success)."""
-    return float(_verdict(state)["hidden_test_pass_rate"])
-
-
-REWARD_FUNCS = (passed, syntax_ok, hidden_test_pass_rate, empty_response)
-REWARD_WEIGHTS = (1.0, 0.0, 0.0, 0.0)
+VERDICT_KEY = RECORD_KEY
 
 
 # --------------------------------------------------------------------------- rubric
 
 
-class SmolscriptRubric(ScoreOnceRubric):
-    """Scores each rollout once through the scoring service; infra errors stop the run."""
+class SmolscriptRubric(DeclaredRubric):
+    """The rubric made from `scorer.DECLARATION` (passed is the reward): each rollout is scored
+    once by `scorer.score_reply` through the scoring service; infra errors stop the run.
 
-    record_key = VERDICT_KEY
+    Args:
+        tasks, hidden: public task rows and their hidden tests, by task id (a train split
+            built later adds its rows).
+        service_url: the scoring service; None reuses or starts the local one.
+        concurrency: scoring jobs in flight at once.
+    """
 
     def __init__(self, tasks: Mapping[str, Mapping[str, Any]],
                  hidden: Mapping[str, Mapping[str, Any]], service_url: str | None,
                  concurrency: int):
-        super().__init__(funcs=list(REWARD_FUNCS), weights=list(REWARD_WEIGHTS))
+        super().__init__(DECLARATION, self.score_state_of)
         self.tasks = tasks
         self.hidden = hidden
-        self.requested_url = service_url
-        self.concurrency = concurrency
-        self._url: str | None = None
-        self._gates: dict[int, tuple[asyncio.Lock, asyncio.Semaphore]] = {}
+        self.gate = ServiceGate(service_url, concurrency)
 
-    def _gate(self) -> tuple[asyncio.Lock, asyncio.Semaphore]:
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._gates:
-            self._gates[loop] = (asyncio.Lock(), asyncio.Semaphore(self.concurrency))
-        return self._gates[loop]
-
-    async def service_url(self) -> str:
-        """Resolve (and if needed start) the scoring service once."""
-        lock, _ = self._gate()
-        async with lock:
-            if self._url is None:
-                self._url = await asyncio.to_thread(resolve_service_url, self.requested_url)
-        return self._url
-
-    async def score_once(self, state: dict) -> dict:
-        """Assemble and score the rollout; returns the verdict (also kept in info)."""
-        from smolscript_sandbox.client import SandboxClient
-
+    async def score_state_of(self, state: dict) -> Score:
+        """Score the rollout's reply; the row's info keeps the raw completion, the evaluated
+        code, the assembly and the verdict (what the results file and the report read)."""
         info = state.get("info") or {}
         task = self.tasks[info["id"]]
-        raw = completion_text(state.get("completion"))
-        assembly = assemble_completion(task, raw)
-        started = time.monotonic()
-        if state.get("prompt_too_long"):
-            verdict = outcome(False, False, 0.0, "prompt_too_long",
-                              "prompt plus budget exceed the model context (never truncated)", [])
-        else:
-            url = await self.service_url()
-            _, semaphore = self._gate()
-            try:
-                async with semaphore, SandboxClient(url, max_concurrency=1) as client:
-                    verdict = await score_code(task, self.hidden[task["id"]], assembly.code,
-                                               client, assembly.note)
-            except ScoringInfraError as exc:
-                raise ScoringInfraError(exc.reason, exc.url or url) from exc
-        info.update({"raw_completion": raw, "evaluated_code": assembly.code,
-                     "assembly": {"mode": assembly.mode, "note": assembly.note},
-                     "empty_completion": not raw.strip(),
-                     "verdict": {**verdict, "scoring_s": round(time.monotonic() - started, 3)}})
+        raw = classic_reply(state)
+        score = await score_reply(raw, task, self.hidden[task["id"]], self.gate,
+                                  prompt_too_long=vf031.prompt_too_long(state))
+        info.update({"raw_completion": raw, "evaluated_code": score.parsed,
+                     "assembly": score.details["assembly"], "empty_completion": not raw.strip(),
+                     "verdict": score.details["verdict"]})
         state["info"] = info
-        return verdict
+        return score
+
+
+REWARD_FUNCS = reward_functions(DECLARATION)
+REWARD_WEIGHTS = tuple(m.weight for m in DECLARATION.metrics)
 
 
 # --------------------------------------------------------------------------- environment
@@ -154,8 +110,10 @@ class SmolscriptEnv(PolicyEnv):
             print(warning, file=sys.stderr)
         await super().preflight(client)
 
+    behaviour_version = BEHAVIOUR_VERSION
+
     async def get_model_response(self, state, prompt, client=None, model=None, tool_defs=None,
-                                 sampling_args=None) -> Response:
+                                 sampling_args=None) -> vf031.Response:
         args = default_sampling(sampling_args or state.get("sampling_args") or {},
                                 state["info"]["max_tokens"])
         return await super().get_model_response(state, prompt, client=client, model=model,

@@ -14,27 +14,21 @@ here; the classic environment's per-task budgets and greedy decoding are its eva
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.v1 import SingleTurnTask, check_split, reply_text, score_once
+from smol_envs_core.scoring import Score
+from smol_envs_core.v1 import DeclaredTask, check_split
 
 from smolscript import data, splits
-from smolscript.assemble import assemble_completion
 from smolscript.prompts import build_prompt
-from smolscript.scoring import resolve_service_url, score_code
+from smolscript.scorer import DECLARATION, ServiceGate, score_reply
 
 ENV_ID = "smolscript"
-RECORD_KEY = "smolscript_verdict"
 CHAT_SYSTEM_PROMPT = (
     "Continue the code in the user's message. Reply with the code that comes next and nothing "
     "else; a whole program in one fenced code block is accepted too."
-)
-_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-    weakref.WeakKeyDictionary()
 )
 
 
@@ -64,42 +58,24 @@ def edition_tables(edition: str) -> tuple[dict[str, dict], dict[str, dict]]:
 
 
 @cache
-def _service_url(requested: str | None) -> str:
-    return resolve_service_url(requested)
+def service_gate(requested_url: str | None, concurrency: int) -> ServiceGate:
+    """One scoring-service gate per service option and process (bounds per event loop)."""
+    return ServiceGate(requested_url, concurrency)
 
 
-class SmolscriptTask(SingleTurnTask, vf.Task[SmolscriptData, vf.State, SmolscriptTaskConfig]):
-    """Assembles the reply onto the task's head and runs the hidden tests once per rollout."""
+class SmolscriptTask(DeclaredTask, vf.Task[SmolscriptData, vf.State, SmolscriptTaskConfig]):
+    """Assembles the reply onto the task's head and runs the hidden tests once per rollout
+    (`scorer.score_reply`, the classic rubric's function too)."""
 
-    async def _verdict(self, trace: vf.Trace) -> dict[str, Any]:
-        async def compute() -> dict[str, Any]:
-            from smolscript_sandbox.client import SandboxClient
+    declaration = DECLARATION
 
-            tasks, hidden = edition_tables(self.data.edition)
-            task = tasks[self.data.task_id]
-            assembly = assemble_completion(task, reply_text(trace))
-            if assembly.code is None:  # rejected by assembly: no service call needed
-                return await score_code(task, hidden[task["id"]], None, None, assembly.note)
-            url = await asyncio.to_thread(_service_url, self.config.service_url)
-            loop = asyncio.get_running_loop()
-            gate = _gates.setdefault(loop, asyncio.Semaphore(self.config.concurrency))
-            async with gate, SandboxClient(url, max_concurrency=1) as client:
-                return await score_code(task, hidden[task["id"]], assembly.code, client,
-                                        assembly.note)
-
-        return await score_once(trace, RECORD_KEY, compute)
-
-    @vf.metric
-    async def scoring_metrics(self, trace: vf.Trace) -> dict[str, float]:
-        """syntax_ok (0/1) and hidden_test_pass_rate ([0, 1], partial functional success)."""
-        verdict = await self._verdict(trace)
-        return {"syntax_ok": float(bool(verdict["syntax_ok"])),
-                "hidden_test_pass_rate": float(verdict["hidden_test_pass_rate"])}
-
-    @vf.reward(weight=1.0)
-    async def passed(self, trace: vf.Trace) -> float:
-        """1.0 when every hidden test of the task passed, else 0.0."""
-        return float(bool((await self._verdict(trace))["passed"]))
+    async def score_reply(self, reply: str) -> Score:
+        """`scorer.score_reply` of the reply for this task (v1 has no prompt-too-long state: an
+        endpoint that refuses the prompt fails the model call, and the trace is not ok)."""
+        tasks, hidden = edition_tables(self.data.edition)
+        task = tasks[self.data.task_id]
+        gate = service_gate(self.config.service_url, self.config.concurrency)
+        return await score_reply(reply, task, hidden[task["id"]], gate)
 
 
 class SmolscriptTasksetConfig(vf.TasksetConfig):

@@ -1,12 +1,13 @@
 """verifiers wiring of SmolTalkBench: `load_environment`, the judged rubric and its metrics.
 
-The only module importing verifiers. A rollout is one chat reply to one instruction; the rubric
-asks the judge once per rollout (the collection's `ScoreOnceRubric`, before any reward function
-runs), stores the resulting `judge.Judgement` as a dict in `state["judge"]`, and the reward
-functions below only read it. The shared failure policy (smol_envs_core.policy) applies: a
-failed model call stops the run; a judge failure (endpoint down after retries, a reply without
-usable logprobs) stops the run too, unless `max_judge_error_rate` tolerates a bounded share,
-which is then excluded from the reward average and counted (`judge_error`) in every report.
+The only module importing classic verifiers. A rollout is one chat reply to one instruction; the
+rubric (generated from `scorer.DECLARATION`) judges it once per rollout with `scorer.score_reply`
+(the function the v1 task calls too), before any reward function runs, stores the resulting
+`judge.Judgement` as a dict in `state["judge"]`, and the reward functions only read the score.
+The shared failure policy (smol_envs_core.policy) applies: a failed model call stops the run; a
+judge failure (endpoint down after retries, a reply without usable logprobs) stops the run too,
+unless `max_judge_error_rate` tolerates a bounded share, which is then excluded from the reward
+average and counted (`judge_error`) in every report.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ import logging
 from typing import Any
 
 import verifiers as vf
+from smol_envs_core import vf031
+from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
-from smol_envs_core.policy import ErrorBudget, PolicyEnv, ScoreOnceRubric
+from smol_envs_core.policy import ErrorBudget, PolicyEnv
 from smol_envs_core.preflight import ensure_reachable
 from smol_envs_core.reasoning import reasoning_from_message
+from smol_envs_core.scoring import Score
 
 from smoltalkbench import data, judge, splits
 from smoltalkbench.build import candidate_rows
@@ -31,103 +35,45 @@ from smoltalkbench.defaults import (
 )
 from smoltalkbench.errors import ConfigError, JudgeUnavailableError
 from smoltalkbench.judge_client import JudgeClient, JudgeConfig, check_judge_options
+from smoltalkbench.scorer import BEHAVIOUR_VERSION, DECLARATION, score_reply
 
 logger = logging.getLogger(__name__)
 
 STATE_KEY = "judge"
+"""Where the rollout state keeps the `judge.Judgement` dict (`vf-eval -C judge` saves it)."""
+METRICS = reward_functions(DECLARATION)
+WEIGHTS = tuple(m.weight for m in DECLARATION.metrics)
 
 
-def _judged(state: dict) -> dict[str, Any]:
-    record = state.get(STATE_KEY)
-    if record is None:
-        raise RuntimeError("rollout was scored without a judgement (JudgedRubric not used?)")
-    return record
+class JudgedRubric(DeclaredRubric):
+    """The rubric made from `scorer.DECLARATION` (win_prob the reward): each rollout judged once
+    by `scorer.score_reply`, the function the v1 task calls too.
 
-
-def win_prob(state, **_) -> float:
-    """Headline, in [0, 1]: P(reply beats reference) after WildBench's length cap; 0 on error."""
-    return float(_judged(state)["win_prob"])
-
-
-def raw_win_prob(state, **_) -> float:
-    """In [0, 1]: the judge's P(reply beats reference) before the length penalty; 0 on error."""
-    return float(_judged(state)["raw_win_prob"])
-
-
-def length_penalized(state, **_) -> float:
-    """1.0 when the reply exceeded the reference by more than K characters (score capped at 0.5)."""
-    return float(_judged(state)["length_penalized"])
-
-
-def reply_chars(state, **_) -> float:
-    """Length of the model's reply in characters (not in [0, 1]; zero weight)."""
-    return float(_judged(state)["reply_chars"])
-
-
-def judge_error(state, **_) -> float:
-    """1.0 when the sample could not be judged (a tolerated judge failure; excluded from the
-    reward average)."""
-    return float(_judged(state)["judge_error"])
-
-
-def no_verdict(state, **_) -> float:
-    """1.0 when the judge gave no verdict on the reply, even re-asked (booked as its loss)."""
-    return float(_judged(state).get("no_verdict", False))
-
-
-def trace_chars(state, **_) -> float:
-    """Length of the reply's reasoning trace in characters (never judged; zero weight)."""
-    return float(_judged(state).get("trace_chars", 0))
-
-
-METRICS = (win_prob, raw_win_prob, length_penalized, reply_chars, judge_error, no_verdict,
-           trace_chars)
-WEIGHTS = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-
-
-def _text(message: Any) -> str:
-    content = (
-        message.get("content") if isinstance(message, dict) else getattr(message, "content", "")
-    )
-    return vf.Parser()._content_to_text(content) if not isinstance(content, str) else content
-
-
-class JudgedRubric(ScoreOnceRubric):
-    """Rubric that judges each rollout once; the reward functions then read the result.
-
-    A judge failure raises InfrastructureError (component "judge") unless
+    A judge failure raises JudgeUnavailableError (component "judge") unless
     `max_judge_error_rate` > 0; tolerated failures are recorded as `judge_error` = 1.0 and the
     environment's ErrorBudget checks their share when the run ends.
     """
 
-    record_key = STATE_KEY
-
     def __init__(self, client: JudgeClient, length_penalty_chars: int, order_seed: int = 0,
                  max_judge_error_rate: float = 0.0):
-        super().__init__(funcs=list(METRICS), weights=list(WEIGHTS))
+        super().__init__(DECLARATION, self.judge_state)
         self.client = client
         self.length_penalty_chars = length_penalty_chars
         self.order_seed = order_seed
         self.max_judge_error_rate = max_judge_error_rate
 
-    def direct_metrics(self, state: dict) -> dict[str, float]:
-        """Every metric at once: the reward functions read the judgement (no argument
-        assembly)."""
-        return {func.__name__: func(state) for func in self.funcs}
-
-    async def score_once(self, state: dict) -> dict[str, Any]:
-        """Judge one rollout (reply vs reference); return the Judgement as a dict."""
-        reference = str(state.get("answer") or "")
+    async def judge_state(self, state: dict) -> Score:
+        """Judge the rollout's reply against its reference (`state["answer"]`); the Judgement
+        is also kept in `state["judge"]`."""
+        instruction = vf031.content_to_text(state["prompt"][-1].get("content"))
         completion = state.get("completion") or []
-        result = await self.client.judge(
-            _text(state["prompt"][-1]), self.parser.parse_answer(completion) or "", reference,
-            reasoning=reasoning_from_message(completion[-1]) if completion else None,
-            seed=self.order_seed, length_penalty_chars=self.length_penalty_chars)
-        if result.judge_error:
-            if self.max_judge_error_rate <= 0.0:
-                raise JudgeUnavailableError(result.reason, self.client.config.base_url)
-            logger.error("smoltalkbench judge error (tolerated, counted): %s", result.reason)
-        return result.to_dict()
+        score = await score_reply(
+            classic_reply(state), instruction, str(state.get("answer") or ""), self.client,
+            self.length_penalty_chars, self.order_seed,
+            tolerate_judge_error=self.max_judge_error_rate > 0.0,
+            reasoning=reasoning_from_message(completion[-1]) if completion else None)
+        state[STATE_KEY] = score.details
+        return score
 
 
 class SmolTalkBenchEnv(PolicyEnv):
@@ -139,6 +85,7 @@ class SmolTalkBenchEnv(PolicyEnv):
     """
 
     judge_client: JudgeClient | None = None
+    behaviour_version = BEHAVIOUR_VERSION
 
     async def preflight(self, client: Any) -> None:
         """The model endpoint's preflight, then the judge's (key set, TCP reachable)."""

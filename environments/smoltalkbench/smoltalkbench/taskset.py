@@ -1,10 +1,10 @@
 """SmolTalkBench as a verifiers v1 taskset (the API prime-rl trains and verifiers 0.4 ships).
 
-Same pure core as the classic environment (`judge` builds the prompt and reads the verdict,
-`judge_client` calls the judge). Splits: eval is the benchmark (`data.load_rows`); train is every
-source conversation not in the benchmark (`splits.py`). A judge failure raises
-`InfrastructureError`, which leaves the trace not ok (trainers drop it); it is never a reward of
-0. An empty reply loses without a judge call (a model outcome, reward 0).
+Same scoring function as the classic environment (`scorer.score_reply`: `judge` builds the
+prompt and reads the verdict, `judge_client` calls the judge). Splits: eval is the benchmark
+(`data.load_rows`); train is every source conversation not in the benchmark (`splits.py`). A
+judge failure raises `InfrastructureError`, which leaves the trace not ok (trainers drop it); it
+is never a reward of 0. An empty reply loses without a judge call (a model outcome, reward 0).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.errors import InfrastructureError
 from smol_envs_core.reasoning import reasoning_from_message
-from smol_envs_core.v1 import SingleTurnTask, check_split, reply_text, score_once
+from smol_envs_core.scoring import Score
+from smol_envs_core.v1 import DeclaredTask, check_split, reply_text
 
 from smoltalkbench import build, data, judge, splits
 from smoltalkbench.defaults import (
@@ -26,9 +26,9 @@ from smoltalkbench.defaults import (
 )
 from smoltalkbench.errors import ConfigError
 from smoltalkbench.judge_client import JudgeClient, JudgeConfig, check_judge_options
+from smoltalkbench.scorer import DECLARATION, score_reply
 
 ENV_ID = "smoltalkbench"
-RECORD_KEY = "smoltalkbench_judgement"
 
 
 class SmolTalkData(vf.TaskData):
@@ -66,8 +66,12 @@ def judge_client(config: JudgeConfig) -> JudgeClient:
     return JudgeClient(config)
 
 
-class SmolTalkTask(SingleTurnTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskConfig]):
-    """Judges the reply against the reference once per rollout; the reward is `win_prob`."""
+class SmolTalkTask(DeclaredTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskConfig]):
+    """Judges the reply against the reference once per rollout (`scorer.score_reply`, the
+    classic rubric's function too); the reward is `win_prob`. A judge failure is never
+    tolerated here: it raises, and the trace is not ok."""
+
+    declaration = DECLARATION
 
     def _client(self) -> JudgeClient:
         c = self.config
@@ -78,36 +82,17 @@ class SmolTalkTask(SingleTurnTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskC
             label_bias=c.judge_label_bias, min_label_mass=c.judge_min_label_mass,
         ))
 
-    async def _judgement(self, trace: vf.Trace) -> dict[str, Any]:
-        async def compute() -> dict[str, Any]:
-            client = self._client()
-            messages = getattr(trace, "assistant_messages", None)
-            result = await client.judge(
-                self.data.prompt_text, reply_text(trace), self.data.reference,
-                reasoning=reasoning_from_message(messages[-1]) if messages else None,
-                seed=self.config.order_seed,
-                length_penalty_chars=self.config.length_penalty_chars)
-            if result.judge_error:
-                raise InfrastructureError("judge", result.reason, client.config.base_url)
-            return result.to_dict()
+    async def score_reply(self, reply: str, reasoning: str | None = None) -> Score:
+        """`scorer.score_reply` of the reply against this task's reference."""
+        return await score_reply(reply, self.data.prompt_text, self.data.reference,
+                                 self._client(), self.config.length_penalty_chars,
+                                 self.config.order_seed, reasoning=reasoning)
 
-        return await score_once(trace, RECORD_KEY, compute)
-
-    @vf.metric
-    async def judge_metrics(self, trace: vf.Trace) -> dict[str, float]:
-        """raw_win_prob (before the length cap, [0, 1]), length_penalized (0/1), reply_chars,
-        no_verdict (0/1: the judge gave none, booked as the reply's loss), trace_chars."""
-        record = await self._judgement(trace)
-        return {"raw_win_prob": float(record["raw_win_prob"]),
-                "length_penalized": float(record["length_penalized"]),
-                "reply_chars": float(record["reply_chars"]),
-                "no_verdict": float(record["no_verdict"]),
-                "trace_chars": float(record["trace_chars"])}
-
-    @vf.reward(weight=1.0)
-    async def win_prob(self, trace: vf.Trace) -> float:
-        """P(reply beats the reference) in [0, 1], after WildBench's length cap."""
-        return float((await self._judgement(trace))["win_prob"])
+    def score_trace(self, trace: vf.Trace):
+        """The reply and, where the endpoint returned one, its separate reasoning field."""
+        messages = getattr(trace, "assistant_messages", None)
+        return self.score_reply(reply_text(trace),
+                                reasoning_from_message(messages[-1]) if messages else None)
 
 
 class SmolTalkTasksetConfig(vf.TasksetConfig):

@@ -15,13 +15,15 @@ outcome: scored 0 and flagged by the `empty_response` metric.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import verifiers.v1 as vf
 from verifiers.v1.runtimes import ProgramResult
 
 from .markers import strip_end_of_turn
+from .scoring import Declaration, Score
 
 SPLITS = ("train", "eval")
 
@@ -62,16 +64,21 @@ def disjoint_by(train: Sequence[str], evaluation: set[str]) -> list[int]:
     return kept
 
 
-class SingleTurnTask:
-    """Mixin for a `vf.Task`: the model answers once (a second turn is refused).
-
-    Use as `class MyTask(SingleTurnTask, vf.Task[MyData]): ...`.
-    """
+class SingleTurnStop:
+    """Mixin for a `vf.Task`: the model answers once (a second turn is refused)."""
 
     @vf.stop
     async def single_turn(self, trace: vf.Trace) -> bool:
         """Stop after the first model turn."""
         return trace.num_turns >= 1
+
+
+class SingleTurnTask(SingleTurnStop):
+    """Mixin for a `vf.Task`: single turn, plus the `empty_response` metric.
+
+    Use as `class MyTask(SingleTurnTask, vf.Task[MyData]): ...` (a task with a Declaration uses
+    `DeclaredTask`, whose declaration already has `empty_response`).
+    """
 
     @vf.metric
     async def empty_response(self, trace: vf.Trace) -> float:
@@ -95,6 +102,65 @@ async def score_once(trace: vf.Trace, key: str, compute) -> dict:
     if record is None:
         record = trace.info[key] = await compute()
     return record
+
+
+BEHAVIOUR_VERSION_KEY = "behaviour_version"
+
+
+class DeclaredTask(SingleTurnStop):
+    """Mixin for a `vf.Task`: the v1 adapter of an environment's Declaration (see `scoring`).
+
+    Subclasses set `declaration` (or override `declared()`, e.g. to choose the headline by a
+    task option) and implement `score_reply(reply) -> Score` (plain or async; may raise
+    InfrastructureError, which leaves the trace not ok, never a reward of 0). The reply is
+    `reply_text(trace)`, the same text the classic adapter scores (`classic.classic_reply`).
+    The record (`Score.to_dict()`) is computed once and kept in `trace.info[record_key]`;
+    `trace.info["behaviour_version"]` names the scoring. Results: the headline under its
+    declared name in `trace.rewards` (weight 1.0), every other metric in `trace.metrics`.
+    """
+
+    declaration: ClassVar[Declaration]
+
+    def declared(self) -> Declaration:
+        """The declaration this task scores with (the class's, by default)."""
+        return self.declaration
+
+    def score_reply(self, reply: str) -> Score:
+        """Score one reply (the environment's pure function, with this task's data)."""
+        raise NotImplementedError
+
+    def score_trace(self, trace: vf.Trace) -> Any:
+        """Score the trace's reply: `score_reply(reply_text(trace))` (a Score, or an awaitable
+        of one). An environment that also reads another part of the reply message (e.g. a
+        separate reasoning field) overrides this, still calling its one scoring function."""
+        return self.score_reply(reply_text(trace))
+
+    async def scored(self, trace: vf.Trace) -> dict[str, Any]:
+        """The trace's score record, computed at the first call."""
+        declaration = self.declared()
+
+        async def compute() -> dict[str, Any]:
+            trace.info[BEHAVIOUR_VERSION_KEY] = declaration.behaviour_version
+            result = self.score_trace(trace)
+            if inspect.isawaitable(result):
+                result = await result
+            return result.to_dict()
+
+        return await score_once(trace, declaration.record_key, compute)
+
+    @vf.metric
+    async def declared_metrics(self, trace: vf.Trace) -> dict[str, float]:
+        """Every declared metric but the headline (zero weight), by name."""
+        record = await self.scored(trace)
+        headline = self.declared().reward_name
+        return {name: v for name, v in record["metrics"].items() if name != headline}
+
+    @vf.reward(weight=1.0)
+    async def declared_reward(self, trace: vf.Trace) -> dict[str, float]:
+        """The headline reward in [0, 1], under its declared name."""
+        record = await self.scored(trace)
+        headline = self.declared().reward_name
+        return {headline: record["metrics"][headline]}
 
 
 class ChatHarnessConfig(vf.HarnessConfig):

@@ -1,0 +1,133 @@
+"""smolscript's one scoring function and its declaration (both adapters are made from them).
+
+`score_reply(reply, task, hidden, gate)` assembles the reply onto the task's head
+(`assemble.assemble_completion`), runs the hidden tests once through the scoring service
+(`scoring.score_code`) and returns a `smol_envs_core.scoring.Score`: the reward is `passed`.
+The classic rubric (`env.py`) and the v1 task (`taskset.py`) both call it, so both handle a
+prompt that is too long, an assembly rejection (failed without a service call) and a service
+failure (`ScoringInfraError` naming the service's URL) the same way. No verifiers import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric
+
+from smolscript.assemble import assemble_completion
+from smolscript.errors import ScoringInfraError
+from smolscript.scoring import outcome, resolve_service_url, score_code
+
+ENV_ID = "smolscript"
+BEHAVIOUR_VERSION = "1.0.0"
+RECORD_KEY = "smolscript"
+PROMPT_TOO_LONG = "prompt plus budget exceed the model context (never truncated)"
+DECLARATION = Declaration(
+    env_id=ENV_ID, behaviour_version=BEHAVIOUR_VERSION,
+    metrics=(
+        Metric("passed", 1.0, "1.0 when every hidden test of the task passed (headline reward, "
+                              "weight 1), else 0.0."),
+        Metric("syntax_ok", 0.0, "1.0 when the code parsed/compiled (HTML/CSS: no parse error "
+                                 "reported), else 0.0."),
+        Metric("hidden_test_pass_rate", 0.0, "Fraction of the task's hidden tests passed, in "
+                                             "[0, 1] (partial functional success)."),
+        empty_metric(),
+    ),
+    failure_kinds=("empty_response", "prompt_too_long", "rejected", "failed_tests"),
+    record_key=RECORD_KEY,
+)
+
+
+class ServiceGate:
+    """The scoring service of one adapter: its URL (resolved, and if needed started, once) and
+    a bound on jobs in flight, per event loop.
+
+    Args:
+        requested_url: the service URL, or None to reuse or start the local one.
+        concurrency: scoring jobs in flight at once (>= 1).
+    """
+
+    def __init__(self, requested_url: str | None, concurrency: int):
+        self.requested_url = requested_url
+        self.concurrency = concurrency
+        self._url: str | None = None
+        self._gates: dict[int, tuple[asyncio.Lock, asyncio.Semaphore]] = {}
+
+    def _gate(self) -> tuple[asyncio.Lock, asyncio.Semaphore]:
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._gates:
+            self._gates[loop] = (asyncio.Lock(), asyncio.Semaphore(self.concurrency))
+        return self._gates[loop]
+
+    async def url(self) -> str:
+        """The service's URL (resolved in a thread at the first call; raises
+        ScoringInfraError when no service can be reached or started)."""
+        lock, _ = self._gate()
+        async with lock:
+            if self._url is None:
+                self._url = await asyncio.to_thread(resolve_service_url, self.requested_url)
+        return self._url
+
+    async def score(self, task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
+                    note: str) -> dict[str, Any]:
+        """`scoring.score_code` through the service, at most `concurrency` at once.
+
+        Raises:
+            ScoringInfraError: the service failed; the error names its URL.
+        """
+        from smolscript_sandbox.client import SandboxClient
+
+        url = await self.url()
+        _, semaphore = self._gate()
+        try:
+            async with semaphore, SandboxClient(url, max_concurrency=1) as client:
+                return await score_code(task, hidden, code, client, note)
+        except ScoringInfraError as exc:
+            raise ScoringInfraError(exc.reason, exc.url or url) from exc
+
+
+def _failure(verdict: Mapping[str, Any], empty: bool) -> str | None:
+    if verdict["passed"]:
+        return None
+    if empty:
+        return "empty_response"
+    if verdict["status"] in ("prompt_too_long", "rejected"):
+        return verdict["status"]
+    return "failed_tests"
+
+
+async def score_reply(reply: str, task: Mapping[str, Any], hidden: Mapping[str, Any],
+                      gate: ServiceGate, *, prompt_too_long: bool = False) -> Score:
+    """Score one reply (a raw continuation, one fenced block or a whole definition).
+
+    Args:
+        reply: the model's text, end-of-turn markers already removed by the adapter.
+        task: the public task row; hidden: its hidden tests (host side only).
+        gate: the scoring service (not called for a prompt too long or a rejected assembly).
+        prompt_too_long: the endpoint refused the prompt as longer than the model's context.
+    Returns:
+        the Score; `parsed` = the evaluated code (None when rejected), `reason` = the verdict's,
+        `details` = {"assembly": {mode, note}, "verdict": the full verdict with `scoring_s`}.
+    Raises:
+        ScoringInfraError: the scoring service failed (never a reward of 0).
+    """
+    started = time.monotonic()
+    assembly = assemble_completion(task, reply)
+    if prompt_too_long:
+        verdict = outcome(False, False, 0.0, "prompt_too_long", PROMPT_TOO_LONG, [])
+    elif assembly.code is None:
+        verdict = await score_code(task, hidden, None, None, assembly.note)
+    else:
+        verdict = await gate.score(task, hidden, assembly.code, assembly.note)
+    empty = not reply.strip()
+    metrics = {"passed": float(bool(verdict["passed"])),
+               "syntax_ok": float(bool(verdict["syntax_ok"])),
+               "hidden_test_pass_rate": float(verdict["hidden_test_pass_rate"]),
+               "empty_response": float(empty)}
+    details = {"assembly": {"mode": assembly.mode, "note": assembly.note},
+               "verdict": {**verdict, "scoring_s": round(time.monotonic() - started, 3)}}
+    return DECLARATION.score(metrics, parsed=assembly.code, reason=str(verdict["reason"]),
+                             failure=_failure(verdict, empty), details=details)

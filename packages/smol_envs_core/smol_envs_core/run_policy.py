@@ -1,0 +1,106 @@
+"""The run-level failure policy of a classic verifiers run (`RunFailurePolicy`).
+
+An infrastructure failure stops the run, non-zero, with one line naming the component; a saved
+run's folder is renamed `<name>-FAILED`; an error budget, when set, checks the share of tolerated
+failures; the environment's behaviour version is written to the run's metadata.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .budget import ErrorBudget
+from .errors import install_excepthook
+from .preflight import endpoint_base_url, ensure_reachable
+from .quiet_tasks import as_infrastructure_error, drop_unawaited_infrastructure_failures
+
+BEHAVIOUR_VERSION_KEY = "behaviour_version"
+
+
+class RunFailurePolicy:
+    """Mixin for any verifiers Environment (a `vf.EnvGroup` too): the run-level failure policy.
+
+    A run that hit an infrastructure failure raises `InfrastructureError` from `generate` (also
+    when the failure happened in a vf-eval env-server worker, which sends only its repr);
+    uncaught, it prints as one line and the process exits 1, and a saved run's folder is renamed
+    `<name>-FAILED` (`mark_failed_run`). `error_budget`, when set, checks the finished run's
+    share of tolerated failures. `behaviour_version`, when set, is recorded in the run's
+    metadata (`outputs["metadata"]` and a saved run's metadata.json, key `behaviour_version`).
+    Before the first rollout, `preflight` checks that the model endpoint accepts a TCP
+    connection (subclasses add their own components, e.g. a judge).
+    Put it before the verifiers class: `class E(RunFailurePolicy, vf.EnvGroup)`.
+    """
+
+    error_budget: ErrorBudget | None = None
+    behaviour_version: str | None = None
+
+    async def generate(self, *args: Any, **kwargs: Any) -> Any:
+        """verifiers' `generate` (same arguments and result) under the failure policy above.
+
+        Raises:
+            InfrastructureError: a component failed (model endpoint, scoring service, judge),
+                or the error budget was exceeded; a saved run's folder is marked FAILED first.
+        """
+        install_excepthook()
+        saved = kwargs.get("results_path") if kwargs.get("save_results") else None
+        try:
+            await self.preflight(kwargs.get("client", args[1] if len(args) > 1 else None))
+            outputs = await super().generate(*args, **kwargs)
+            if self.error_budget is not None:
+                self.error_budget.apply(outputs)
+        except Exception as exc:
+            infra = as_infrastructure_error(exc)
+            if saved:
+                mark_failed_run(Path(saved), str(infra or exc))
+            if infra is None:
+                raise
+            drop_unawaited_infrastructure_failures(asyncio.get_running_loop())
+            raise infra from None
+        if self.behaviour_version is not None:
+            record_run_version(outputs, Path(saved) if saved else None, self.behaviour_version)
+        if saved:
+            print(f"smol-envs: results saved to {saved}", file=sys.stderr)
+        return outputs
+
+    async def preflight(self, client: Any) -> None:
+        """Fail in seconds when nothing listens at the model endpoint (`preflight`), instead
+        of after the OpenAI client's minutes of retries. Raises InfrastructureError; a client
+        without a base URL (a test's stand-in) is not checked."""
+        base = endpoint_base_url(client)
+        if base is not None:
+            route = "completions" if getattr(self, "message_type", "chat") == "completion" \
+                else "chat/completions"
+            await ensure_reachable(f"{base}/{route}")
+
+
+def record_run_version(outputs: Any, folder: Path | None, version: str) -> None:
+    """Put `behaviour_version` in a finished run's metadata: `outputs["metadata"]` and, for a
+    saved run, the metadata.json in `folder` (rewritten in place when it exists)."""
+    metadata = outputs.get("metadata") if isinstance(outputs, dict) else None
+    if isinstance(metadata, dict):
+        metadata[BEHAVIOUR_VERSION_KEY] = version
+    path = folder / "metadata.json" if folder is not None else None
+    if path is not None and path.is_file():
+        saved = json.loads(path.read_text())
+        saved[BEHAVIOUR_VERSION_KEY] = version
+        path.write_text(json.dumps(saved))  # vf-eval writes it compact too
+
+
+def mark_failed_run(folder: Path, reason: str) -> Path | None:
+    """Rename the results folder of a failed run to `<name>-FAILED` (with the reason in
+    FAILED.txt), so that nothing takes its partial rows for results; returns the new path."""
+    if not folder.is_dir():
+        return None
+    target = folder.with_name(f"{folder.name}-FAILED")
+    suffix = 1
+    while target.exists():
+        suffix += 1
+        target = folder.with_name(f"{folder.name}-FAILED{suffix}")
+    folder.rename(target)
+    (target / "FAILED.txt").write_text(reason + "\n")
+    print(f"smol-envs: the failed run's partial output is in {target}", file=sys.stderr)
+    return target
