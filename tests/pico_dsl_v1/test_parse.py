@@ -21,6 +21,15 @@ GOLDEN = [
         "two blocks: only the trailing one counts",
     ),
     (f"<answer>\n{FOUR}\n", None, "unclosed answer tag", "unclosed tag"),
+    # Reasoning traces (the collection's rule, smol_envs_core.reasoning)
+    (f"<think>\nscratch\n</think>\n<answer>\n{FOUR}\n</answer>", tuple(FOUR.split("\n")), "ok",
+     "a closed trace before the block is ignored"),
+    (f"<think>\n<answer>\n{FOUR}\n</answer>", None, "reasoning trace never closed",
+     "a block inside a trace that never closes is no answer (it scored 1.0 before)"),
+    (f"<think><answer>\n{FOUR}\n</answer></think>", None, "no answer tag",
+     "a block inside a closed trace does not count"),
+    (f"<answer>\n{FOUR}\n</answer><think>more", None, "reasoning trace never closed",
+     "a trace opened after the block and never closed"),
     (
         f"<answer>\n{FOUR}\n</answer>\nHope this helps!",
         None,

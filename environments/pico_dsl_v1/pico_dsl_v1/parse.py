@@ -6,11 +6,16 @@ final `</answer>`). CRLF and lone CR become LF. Inside the block, trailing space
 line are removed and blank lines at the start and end of the block are dropped (no target line
 ends in whitespace or is empty, so this leniency cannot turn a wrong answer right); everything
 else is kept, so fences, labels or blank lines between answer lines make the line count wrong.
+A reasoning trace follows the collection's rule (`smol_envs_core.reasoning`): only the text after
+its last closing tag is read, so a block inside a trace never counts, and a trace that never
+closes leaves no answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from smol_envs_core.reasoning import split_reasoning
 
 OPEN_TAG = "<answer>"
 CLOSE_TAG = "</answer>"
@@ -48,13 +53,17 @@ def parse_answer(text: str | None) -> ParsedAnswer:
         text: the completion text (None or "" for an empty response).
 
     Returns:
-        ParsedAnswer; `reason` is one of: ok, empty response, no answer tag, unclosed answer
-        tag, text after answer block, closing tag without opening tag, wrong line count (N).
+        ParsedAnswer; `reason` is one of: ok, empty response, reasoning trace never closed, no
+        answer tag, unclosed answer tag, text after answer block, closing tag without opening
+        tag, wrong line count (N).
     """
     visible = normalize_newlines(text or "")
     if not visible.strip():
         return ParsedAnswer(None, "empty response", visible)
-    body = visible.rstrip()
+    answer = split_reasoning(visible).answer
+    if answer is None:
+        return ParsedAnswer(None, "reasoning trace never closed", visible)
+    body = answer.rstrip()
     if not body.endswith(CLOSE_TAG):
         if CLOSE_TAG in body:
             return ParsedAnswer(None, "text after answer block", visible)
