@@ -8,7 +8,10 @@ failures; the environment's behaviour version is written to the run's metadata.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
+import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from .budget import ErrorBudget
 from .errors import install_excepthook
 from .preflight import endpoint_base_url, ensure_reachable
 from .quiet_tasks import as_infrastructure_error, drop_unawaited_infrastructure_failures
+from .vfeval_hook import COMMANDS as VF_EVAL_COMMANDS
 
 BEHAVIOUR_VERSION_KEY = "behaviour_version"
 
@@ -54,6 +58,7 @@ class RunFailurePolicy:
                 self.error_budget.apply(outputs)
         except Exception as exc:
             infra = as_infrastructure_error(exc)
+            exit_nonzero_at_exit()
             if saved:
                 mark_failed_run(Path(saved), str(infra or exc))
             if infra is None:
@@ -75,6 +80,38 @@ class RunFailurePolicy:
             route = "completions" if getattr(self, "message_type", "chat") == "completion" \
                 else "chat/completions"
             await ensure_reachable(f"{base}/{route}")
+
+
+_EXIT_REGISTERED = False
+
+
+def _exit_1() -> None:
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001, S112 - a closed stream: nothing left to flush
+            continue
+    os._exit(1)
+
+
+def exit_nonzero_at_exit() -> None:
+    """In a vf-eval process, make a failed run's process exit with status 1 whatever vf-eval
+    does with the exception.
+
+    verifiers 0.3.1's vf-eval, when its live display runs (a terminal, no `--disable-tui`),
+    gathers the runs with `return_exceptions=True`: it prints the failure in its panel and the
+    process exits 0. A run that failed must never exit 0, so the first failed run registers an
+    exit handler that, after everything registered later, flushes the output and ends the
+    process with status 1 (`os._exit`). Nothing is registered outside vf-eval (a test or a
+    trainer calling `generate` sees the exception only). Idempotent.
+    """
+    global _EXIT_REGISTERED
+    argv0 = sys.argv[0] if getattr(sys, "argv", None) else ""
+    if _EXIT_REGISTERED or os.path.basename(argv0) not in VF_EVAL_COMMANDS:
+        return
+    atexit.register(_exit_1)
+    _EXIT_REGISTERED = True
 
 
 def record_run_version(outputs: Any, folder: Path | None, version: str) -> None:
