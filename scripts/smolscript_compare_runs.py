@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
+from smol_envs_core.cli import HelpFormatter
 from smolscript.errors import DataError
 from smolscript.report import ReportError, load_records, summarize_results
 
@@ -80,7 +81,7 @@ def verdict_changes(left: Mapping[str, Mapping[str, Any]], right: Mapping[str, M
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     formatter_class=HelpFormatter)
     parser.add_argument("results", nargs="+", help="[LABEL=]PATH of a results file or run")
     args = parser.parse_args(argv)
     labels, paths = [], []

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from smol_envs_core.cli import HelpFormatter
 from smolscript import data
 from smolscript.assemble import assemble_prediction
 
@@ -99,7 +100,7 @@ def to_predictions(rows: list[dict[str, Any]], edition: str
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     formatter_class=HelpFormatter)
     parser.add_argument("run", help="vf-eval results.jsonl or its run folder")
     parser.add_argument("--output", required=True, help="predictions JSONL to write")
     parser.add_argument("--edition", default="default", choices=sorted(data.EDITIONS),
