@@ -32,6 +32,8 @@ ENTRY_POINTS = [
     ("create_smoltalkbench_dataset.py", "scripts/create_smoltalkbench_dataset.py", []),
     ("build_smolscript.py", "scripts/build_smolscript.py", []),
     ("validate_smolscript.py", "scripts/validate_smolscript.py", []),
+    ("smolscript_run_to_predictions.py", "scripts/smolscript_run_to_predictions.py", []),
+    ("smolscript_compare_runs.py", "scripts/smolscript_compare_runs.py", []),
     ("check_imports.py", "scripts/check_imports.py", []),
     ("serve_local_model.py", "scripts/serve_local_model.py", []),
     ("grpo_cpu_pico.py", "scripts/grpo_cpu_pico.py", []),
