@@ -28,21 +28,24 @@ SPIN = (
 )
 SLEEP = "import time\n\n\ndef solve(n):\n    time.sleep(30)\n    return n * 2\n"
 CPU_LIMIT_S = 3.0
+NONCE = "5" * 32  # the harness's result nonce (frames.py) of every job here
 
 
 def job(code: str, n: int):
     """The service job of `code` on one test with argument `n`."""
+    from smolscript.frames import harness_stdin
     from smolscript.languages import render_job_files
     from smolscript.types import encode_stdin
     from smolscript_sandbox.schema import ProgramJob
 
     return ProgramJob(runtime="python", files=render_job_files("python", code, SIGNATURE),
-                      tests=[{"stdin": encode_stdin([n], SIGNATURE)}])
+                      tests=[{"stdin": harness_stdin(NONCE, encode_stdin([n], SIGNATURE))}])
 
 
 async def run_row(url: str, code: str, runs: int, concurrency: int, want: str) -> dict:
     """`runs` jobs of `code` with `concurrency` in flight; counts verdicts that differ from
     `want` ("ok" with the right answer, or "timeout")."""
+    from smolscript.frames import read_result
     from smolscript_sandbox.client import SandboxClient
 
     async with SandboxClient(url, max_concurrency=concurrency) as client:
@@ -56,7 +59,8 @@ async def run_row(url: str, code: str, runs: int, concurrency: int, want: str) -
         started = time.monotonic()
         results = await asyncio.gather(*(one(i) for i in range(runs)))
         wall = time.monotonic() - started
-    verdicts = ["ok" if t.status == "ok" and t.stdout == str(2 * i) else t.status
+    verdicts = ["ok" if t.status == "ok" and read_result(t.stdout, NONCE)[0] == str(2 * i)
+                else t.status
                 for t, i in results]
     return {"runs": runs, "concurrency": concurrency, "want": want,
             "passed": verdicts.count("ok"), "timeouts": verdicts.count("timeout"),

@@ -16,8 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from smolscript.frames import harness_stdin, new_nonce, read_result
 from smolscript.languages import get_language, render_job_files
 from smolscript_sandbox.runtimes import C_FLAGS, CPP_FLAGS, RUNTIMES, expand_argv
+from smolscript_sandbox.verdict import normalize_stdout
 
 RUSTC = "/opt/rust/bin/rustc" if os.path.exists("/opt/rust/bin/rustc") else shutil.which("rustc")
 TOOLS = {
@@ -166,7 +168,9 @@ def compile_check(
 def run_tests(
     language: str, signature: Mapping[str, Any], source: str, stdins: Sequence[str]
 ) -> list[str] | str:
-    """Compile once and run each stdin (unsandboxed); stdout per test, or the compile error."""
+    """Compile once and run each stdin (unsandboxed, after a result nonce); per test the
+    harness's framed result (`frames.read_result`: None when there is none), or the compile
+    error."""
     runtime = RUNTIMES[language]
     with tempfile.TemporaryDirectory() as tmp:
         files = render_job_files(language, source, signature)
@@ -182,14 +186,15 @@ def run_tests(
             if proc.returncode != 0:
                 return proc.stderr
         outputs = []
+        nonce = new_nonce()
         for stdin in stdins:
             proc = subprocess.run(
                 expand_argv(runtime.run_argv, tmp),
-                input=stdin,
+                input=harness_stdin(nonce, stdin),
                 capture_output=True,
                 text=True,
                 env=env,
                 timeout=20,
             )
-            outputs.append(proc.stdout)
+            outputs.append(read_result(normalize_stdout(proc.stdout), nonce)[0])
         return outputs

@@ -8,6 +8,7 @@ Each correct answer burns `pieces` x `each_s` of CPU; 3 s of CPU is the per-test
 from __future__ import annotations
 
 import pytest
+from smolscript.frames import new_nonce
 from smolscript.scoring import program_job
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.testing import TEST_URL, ensure_service
@@ -57,7 +58,8 @@ async def test_the_timeout_is_the_cpu_limit_on_the_total(variant):
     code = split_work(variant, 20, 0.17)
     hidden = {"tests": [{"args": [7], "expected": 7}]}
     async with SandboxClient(TEST_URL) as client:
-        reply = await client.run_program_job(program_job(task("python", INT_N), hidden, code))
+        reply = await client.run_program_job(
+            program_job(task("python", INT_N), hidden, code, new_nonce()))
     run = reply.tests[0]
     assert run.status == "timeout" and run.cpu_s >= 3.0, (variant, run)
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from smolscript.languages import PROGRAM_LANGUAGES
 from smolscript_builder.checks import check_composition, check_program_tasks, load_edition
-from smolscript_sandbox.verdict import normalize_stdout
 
 from tests.smolscript._toolchains import compile_check, missing_tools, run_tests
 
@@ -227,6 +226,6 @@ def test_sample_references_pass_through_the_harness(committed, language):
         expected = [t["expected_output"] for t in hid["tests"]]
         outputs = run_tests(language, pub["signature"], ref["reference_solution"], stdins)
         assert isinstance(outputs, list), outputs
-        assert [normalize_stdout(o) for o in outputs] == expected, pub["id"]
+        assert outputs == expected, pub["id"]
         negative = run_tests(language, pub["signature"], ref["negative_control"], stdins)
-        assert [normalize_stdout(o) for o in negative] != expected, pub["id"]
+        assert negative != expected, pub["id"]

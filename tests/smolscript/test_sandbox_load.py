@@ -12,6 +12,7 @@ import asyncio
 import time
 
 import pytest
+from smolscript.frames import frame, harness_stdin
 from smolscript.languages import LANGUAGES, render_job_files
 from smolscript.scoring import build_browser_job
 from smolscript.types import canonical_output, encode_stdin
@@ -45,6 +46,9 @@ BODIES = {
 }
 
 
+NONCE = "5" * 32  # the result nonce of every job here (scoring makes a fresh one per job)
+
+
 def job_for(index: int) -> tuple[ProgramJob, list[str]]:
     """The index-th job (language round-robin) and the expected canonical outputs."""
     language = sorted(BODIES)[index % len(BODIES)]
@@ -54,9 +58,12 @@ def job_for(index: int) -> tuple[ProgramJob, list[str]]:
     job = ProgramJob(
         runtime=language,
         files=render_job_files(language, source, SIGNATURE),
-        tests=[{"stdin": encode_stdin(list(args), SIGNATURE)} for args in cases],
+        tests=[{"stdin": harness_stdin(NONCE, encode_stdin(list(args), SIGNATURE))}
+               for args in cases],
     )
-    expected = [canonical_output([x * n for x in xs], "list[int]") for n, xs in cases]
+    # What the service reports: the harness's framed result, one final line end stripped.
+    expected = [frame(NONCE, canonical_output([x * n for x in xs], "list[int]"))[:-1]
+                for n, xs in cases]
     return job, expected
 
 

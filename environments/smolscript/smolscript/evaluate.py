@@ -38,7 +38,7 @@ from smolscript.scoring import ScoringClient, score_code
 
 RESULTS_FORMAT = "smolscript-results-v1"
 # Modules whose code decides a verdict; their bytes form the runner hash.
-RUNNER_MODULES = ("assemble.py", "scopes.py", "scoring.py", "types.py", "harness.py",
+RUNNER_MODULES = ("assemble.py", "scopes.py", "scoring.py", "types.py", "frames.py", "harness.py",
                   "languages.py", "web/compare.py", "web/values.py",
                   *(f"harnesses/{name}" for name in ("python.py", "javascript.js", "c.c",
                                                      "cpp.cpp", "csharp.cs", "rust.rs",

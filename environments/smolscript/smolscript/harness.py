@@ -6,8 +6,12 @@ Each harness template is an ordinary source file in its language (``harnesses/py
 package data) with three named slots, each a comment line of its own: ``@@SOURCE@@``,
 ``@@READ_ARGS@@`` and ``@@CALL_AND_PRINT@@`` (for example ``    // @@READ_ARGS@@``). A slot line
 is replaced whole; its indentation is the indentation of what fills it. The per-type snippets
-below fill the slots: arguments are read in the line format of ``smolscript.types.encode_stdin``
-and the result is printed as ``canonical_output`` spells it. Harness identifiers carry a
+below fill the slots: every template first reads the job's result nonce (the first stdin
+line, ``smolscript.frames``), arguments are read in the line format of
+``smolscript.types.encode_stdin``, and once the entry point has returned the result is written
+as ``canonical_output`` spells it, framed with the nonce (``smol_emit`` / ``smolEmit`` /
+``SmolEmit``; C's ``smol_begin`` and ``smol_end``), so that nothing the candidate prints stands
+in for it. Harness identifiers carry a
 ``smol`` prefix so that they do not collide with candidate code. The templates of the
 dynamically typed languages also check the result's declared type before printing it
 (``HarnessSpec.checks_types``), and every template checks that a ``str`` result is printable
@@ -52,7 +56,10 @@ class HarnessSpec:
     ``call_and_print`` maps a return type to statements with ``{call}`` (entry-point call
     without the trailing result out-parameter) and ``{extra}`` (C's ``&smol_r_len`` slot).
     ``call`` is the call expression with ``{entry}`` and ``{args}``; ``{returns}`` in
-    ``call_and_print`` is the return type's name (``types.RETURN_TYPES``).
+    ``call_and_print`` is the return type's name (``types.RETURN_TYPES``). Its statements
+    evaluate the call before writing anything and write the result only through the
+    template's frame writer (``frames.py``), with the nonce variable the template's main
+    function read first (``smol_nonce``; JavaScript and C# ``smolNonce``).
     ``checks_types``: the language is dynamically typed, so its template checks the result's
     type at run time (``smol_checked(value, type)`` or its spelling in the language, driven by
     the type name): a mismatch is reported on stderr as ``types.parse_type_mismatch`` reads
@@ -123,10 +130,10 @@ PYTHON = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": 'smol_b.print(smol_int_text(smol_checked({call}, "{returns}")))',
-        "bool": 'smol_b.print("true" if smol_checked({call}, "{returns}") else "false")',
-        "str": 'smol_b.print(smol_checked({call}, "{returns}"))',
-        "list[int]": 'smol_b.print(" ".join(smol_int_text(smol_x) for smol_x in smol_checked({call}, "{returns}")))',
+        "int": 'smol_emit(smol_int_text(smol_checked({call}, "{returns}")))',
+        "bool": 'smol_emit("true" if smol_checked({call}, "{returns}") else "false")',
+        "str": 'smol_emit(smol_checked({call}, "{returns}"))',
+        "list[int]": 'smol_emit(" ".join(smol_int_text(smol_x) for smol_x in smol_checked({call}, "{returns}")))',
     },
     checks_types=True,
 )
@@ -143,10 +150,10 @@ JAVASCRIPT = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": 'process.stdout.write(String(smolChecked({call}, "{returns}")) + "\\n");',
-        "bool": 'process.stdout.write((smolChecked({call}, "{returns}") ? "true" : "false") + "\\n");',
-        "str": 'process.stdout.write(smolChecked({call}, "{returns}") + "\\n");',
-        "list[int]": 'process.stdout.write(smolJoin(smolChecked({call}, "{returns}")) + "\\n");',
+        "int": 'smolEmit(smolNonce, String(smolChecked({call}, "{returns}")));',
+        "bool": 'smolEmit(smolNonce, smolChecked({call}, "{returns}") ? "true" : "false");',
+        "str": 'smolEmit(smolNonce, smolChecked({call}, "{returns}"));',
+        "list[int]": 'smolEmit(smolNonce, smolJoin(smolChecked({call}, "{returns}")));',
     },
     checks_types=True,
 )
@@ -169,10 +176,10 @@ C = HarnessSpec(
     },
     call="{entry}({args}",
     call_and_print={
-        "int": 'printf("%d\\n", {call}));',
-        "bool": 'printf("%s\\n", {call}) ? "true" : "false");',
-        "str": 'printf("%s\\n", smol_checked_str({call})));',
-        "list[int]": "int smol_r_len = 0;\nint *smol_r = {call}, &smol_r_len);\nsmol_print_ints(smol_r, smol_r_len);",
+        "int": 'int smol_r = {call});\nsmol_begin(smol_nonce);\nprintf("%d", smol_r);\nsmol_end(smol_nonce);',
+        "bool": 'bool smol_r = {call});\nsmol_begin(smol_nonce);\nprintf("%s", smol_r ? "true" : "false");\nsmol_end(smol_nonce);',
+        "str": 'const char *smol_r = smol_checked_str({call}));\nsmol_begin(smol_nonce);\nprintf("%s", smol_r);\nsmol_end(smol_nonce);',
+        "list[int]": "int smol_r_len = 0;\nint *smol_r = {call}, &smol_r_len);\nsmol_begin(smol_nonce);\nsmol_print_ints(smol_r, smol_r_len);\nsmol_end(smol_nonce);",
     },
 )
 
@@ -188,10 +195,10 @@ CPP = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": 'std::cout << {call} << "\\n";',
-        "bool": 'std::cout << ({call} ? "true" : "false") << "\\n";',
-        "str": 'std::cout << smol_checked_str({call}) << "\\n";',
-        "list[int]": 'std::vector<int> smol_r = {call};\nfor (size_t i = 0; i < smol_r.size(); i++) std::cout << (i ? " " : "") << smol_r[i];\nstd::cout << "\\n";',
+        "int": "smol_emit(smol_nonce, std::to_string({call}));",
+        "bool": 'smol_emit(smol_nonce, {call} ? "true" : "false");',
+        "str": "smol_emit(smol_nonce, smol_checked_str({call}));",
+        "list[int]": "smol_emit(smol_nonce, smol_join({call}));",
     },
 )
 
@@ -207,10 +214,10 @@ CSHARP = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="Solution.{entry}({args})",
     call_and_print={
-        "int": 'System.Console.Out.Write({call}.ToString(System.Globalization.CultureInfo.InvariantCulture) + "\\n");',
-        "bool": 'System.Console.Out.Write(({call} ? "true" : "false") + "\\n");',
-        "str": 'System.Console.Out.Write(SmolCheckedStr({call}) + "\\n");',
-        "list[int]": 'System.Console.Out.Write(string.Join(" ", {call}) + "\\n");',
+        "int": "SmolEmit(smolNonce, {call}.ToString(System.Globalization.CultureInfo.InvariantCulture));",
+        "bool": 'SmolEmit(smolNonce, {call} ? "true" : "false");',
+        "str": "SmolEmit(smolNonce, SmolCheckedStr({call}));",
+        "list[int]": 'SmolEmit(smolNonce, string.Join(" ", {call}));',
     },
 )
 
@@ -232,10 +239,10 @@ RUST = HarnessSpec(
     },
     call="{entry}({args})",
     call_and_print={
-        "int": 'println!("{{}}", {call});',
-        "bool": 'println!("{{}}", {call});',
-        "str": 'println!("{{}}", smol_checked_str({call}));',
-        "list[int]": 'let smol_r: Vec<String> = {call}.iter().map(|x| x.to_string()).collect();\nprintln!("{{}}", smol_r.join(" "));',
+        "int": "smol_emit(&smol_nonce, &{call}.to_string());",
+        "bool": "smol_emit(&smol_nonce, &{call}.to_string());",
+        "str": "smol_emit(&smol_nonce, &smol_checked_str({call}));",
+        "list[int]": 'let smol_r: Vec<String> = {call}.iter().map(|x| x.to_string()).collect();\nsmol_emit(&smol_nonce, &smol_r.join(" "));',
     },
 )
 
@@ -251,10 +258,10 @@ LUA = HarnessSpec(
     arg={t: "{var}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
     call="{entry}({args})",
     call_and_print={
-        "int": 'io.write(smol_int_text(smol_checked({call}, "{returns}")), "\\n")',
-        "bool": 'io.write(tostring(smol_checked({call}, "{returns}")), "\\n")',
-        "str": 'io.write(smol_checked({call}, "{returns}"), "\\n")',
-        "list[int]": 'local smol_r = smol_checked({call}, "{returns}")\nlocal smol_parts = {{}}\nfor i = 1, #smol_r do smol_parts[i] = smol_int_text(smol_r[i]) end\nio.write(table.concat(smol_parts, " "), "\\n")',
+        "int": 'smol_emit(smol_nonce, smol_int_text(smol_checked({call}, "{returns}")))',
+        "bool": 'smol_emit(smol_nonce, tostring(smol_checked({call}, "{returns}")))',
+        "str": 'smol_emit(smol_nonce, smol_checked({call}, "{returns}"))',
+        "list[int]": 'local smol_r = smol_checked({call}, "{returns}")\nlocal smol_parts = {{}}\nfor i = 1, #smol_r do smol_parts[i] = smol_int_text(smol_r[i]) end\nsmol_emit(smol_nonce, table.concat(smol_parts, " "))',
     },
     checks_types=True,
 )

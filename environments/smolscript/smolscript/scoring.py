@@ -3,7 +3,9 @@
 smolscript renders the complete job files (candidate source + the language's harness) and
 sends them to the scoring service through its client (`smolscript_sandbox.client`, one shared
 job/reply schema); the service only runs code and reports outputs/observations, and the
-expected values stay here. Program outputs are compared with `types.canonical_output(expected)`;
+expected values stay here. A program job carries a fresh nonce (`frames.py`) on each test's
+first stdin line; the harness's result is the block framed with it on stdout, and only that is
+compared with `types.canonical_output(expected)`;
 browser observations go through `smolscript.web`'s comparator. Infrastructure failures (service
 down, `infra_error` statuses) raise `ScoringInfraError`: they are never a model's 0.
 """
@@ -26,6 +28,7 @@ from smolscript_sandbox.schema import (
 
 from smolscript import credit
 from smolscript.errors import ScoringInfraError
+from smolscript.frames import harness_stdin, new_nonce, read_result
 from smolscript.languages import render_job_files
 from smolscript.types import canonical_output, encode_stdin, parse_type_mismatch
 
@@ -69,14 +72,17 @@ def _args_list(args: Any, signature: Mapping[str, Any]) -> list[Any]:
     return list(args)
 
 
-def program_job(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str) -> ProgramJob:
+def program_job(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
+                nonce: str) -> ProgramJob:
     """The service job of a program task: the complete files (candidate source + harness) and
-    the hidden tests' stdin (inputs only: expected values are not sent)."""
+    the hidden tests' stdin (inputs only: expected values are not sent), each after the
+    job's result nonce (`frames.harness_stdin`; the files never hold it)."""
     signature = task["signature"]
     return ProgramJob(
         runtime=task["language"],
         files=render_job_files(task["language"], code, signature, task["entry_point"]),
-        tests=[JobTest(stdin=encode_stdin(_args_list(t["args"], signature), signature))
+        tests=[JobTest(stdin=harness_stdin(
+            nonce, encode_stdin(_args_list(t["args"], signature), signature)))
                for t in hidden["tests"]],
     )
 
@@ -107,10 +113,14 @@ def _reply(model: type[ProgramReply] | type[BrowserReply], task: Mapping[str, An
 
 
 def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
-                  reply: ProgramReply | Mapping[str, Any]) -> dict:
+                  reply: ProgramReply | Mapping[str, Any], nonce: str) -> dict:
     """Compare a service reply with the hidden expected outputs (pure).
 
-    Raises ScoringInfraError when the reply, or any test in it, reports `infra_error`.
+    `nonce` is the job's (`program_job`): each test's result is the harness's block framed
+    with it (`frames.read_result`); a test without one is a `wrong_answer` saying so, and
+    what the program printed besides is kept as `program_output`. Per test, `stdout` is the
+    harness's result (None when there is none). Raises ScoringInfraError when the reply, or
+    any test in it, reports `infra_error`.
     """
     reply = _reply(ProgramReply, task, reply)
     if reply.infra_detail() is not None:
@@ -133,15 +143,19 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
     tests = []
     for index, (test, result) in enumerate(zip(hidden["tests"], results, strict=True)):
         expected = canonical_output(test["expected"], returns)
-        ok = result.status == "ok" and result.stdout == expected
+        value, printed, missing = read_result(result.stdout, nonce)
+        ok = result.status == "ok" and value == expected
         record = {"index": index, "passed": ok, "status": result.status,
-                  "stdout": _clip(result.stdout), "expected": expected,
+                  "stdout": None if value is None else _clip(value), "expected": expected,
+                  "program_output": _clip(printed),
                   "stderr": _clip(result.stderr), "exit_code": result.exit_code,
                   "time_s": result.time_s, "truncated": result.truncated}
         mismatch = (parse_type_mismatch(result.exit_code, result.stderr)
                     if result.status == "runtime_error" else None)
         if mismatch is not None:  # the harness rejected the result's type: a wrong answer
             record.update(status="wrong_answer", type_mismatch=mismatch)
+        elif result.status == "ok" and value is None:  # exited early or wrote its own result
+            record.update(status="wrong_answer", no_result=missing)
         tests.append(record)
     passed = sum(t["passed"] for t in tests)
     fraction = passed / len(tests) if tests else 0.0
@@ -154,7 +168,8 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
     word = failing["status"] if failing["status"] != "ok" else "wrong_answer"
     cut = " (output truncated at the service's cap)" if failing["truncated"] else ""
     typed = (f": result type mismatch: {failing['type_mismatch']}"
-             if "type_mismatch" in failing else "")
+             if "type_mismatch" in failing else
+             f": {failing['no_result']}" if "no_result" in failing else "")
     return outcome(False, True, fraction, word, f"test {failing['index']}: {word}{typed}{cut}",
                    tests, **service)
 
@@ -223,10 +238,11 @@ async def _judge_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: 
         if task.get("modality") == "browser":
             reply = await client.run_browser_job(build_browser_job(dict(task), code))
             return judge_browser(task, hidden, reply)
-        reply = await client.run_program_job(program_job(task, hidden, code))
+        nonce = new_nonce()
+        reply = await client.run_program_job(program_job(task, hidden, code, nonce))
     except InfrastructureError as exc:  # the client's SandboxInfraError, or ours
         raise ScoringInfraError(f"{task.get('id')}: {exc.reason}", exc.url) from exc
-    return judge_program(task, hidden, reply)
+    return judge_program(task, hidden, reply, nonce)
 
 
 def resolve_service_url(url: str | None = None, start: bool = True) -> str:

@@ -2,10 +2,11 @@
 
 Every program job feeds a candidate's entry point through a harness (see ``harness.py``): the
 harness reads the arguments from stdin in the line format written by :func:`encode_stdin` and
-prints the return value as :func:`canonical_output` spells it. The host compares the expected
-value's canonical output exactly with the job's stdout as the scoring service reports it
-(invalid UTF-8 replaced, one final newline stripped, nothing else changed: a carriage return
-stays, ``smolscript_sandbox.verdict``).
+prints the return value as :func:`canonical_output` spells it, framed with the job's nonce
+(``smolscript.frames``: the nonce line comes before the arguments on stdin). The host compares
+the expected value's canonical output exactly with the text of that frame in the job's stdout as
+the scoring service reports it (invalid UTF-8 replaced, one final newline stripped, nothing
+else changed: a carriage return stays, ``smolscript_sandbox.verdict``).
 
 Wire format (one item per line, ``\\n`` line ends):
   * ``int``: the decimal number; ``bool``: ``true`` or ``false``; ``str``: the string itself;

@@ -39,7 +39,24 @@ static std::string smol_checked_str(std::string text) {
     return text;
 }
 
+// The result `text`, framed with the job's nonce (smolscript/frames.py), in one write once the
+// entry point has returned: the host reads only this block, so nothing the candidate prints
+// stands in for it.
+static void smol_emit(const std::string &nonce, const std::string &text) {
+    std::cout << ("smolscript-result-begin " + nonce + "\n" + text + "\nsmolscript-result-end " + nonce + "\n") << std::flush;
+}
+
+static std::string smol_join(const std::vector<int> &items) {
+    std::string text;
+    for (size_t i = 0; i < items.size(); i++) {
+        text += (i ? " " : "") + std::to_string(items[i]);
+    }
+    return text;
+}
+
 int main() {
+    // The nonce is the first stdin line, kept only in this function.
+    const std::string smol_nonce = smol_line();
     // @@READ_ARGS@@
     // @@CALL_AND_PRINT@@
     return 0;

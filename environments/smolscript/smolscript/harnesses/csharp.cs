@@ -46,8 +46,19 @@ public static class SmolHarness
         return null;
     }
 
+    // The result `text`, framed with the job's nonce (smolscript/frames.py), in one write once
+    // the entry point has returned: the host reads only this block, so nothing the candidate
+    // prints stands in for it.
+    private static void SmolEmit(string nonce, string text)
+    {
+        System.Console.Out.Write("smolscript-result-begin " + nonce + "\n" + text + "\nsmolscript-result-end " + nonce + "\n");
+        System.Console.Out.Flush();
+    }
+
     public static void Main()
     {
+        // The nonce is the first stdin line, kept only in this method.
+        string smolNonce = SmolLine();
         // @@READ_ARGS@@
         // @@CALL_AND_PRINT@@
     }

@@ -66,7 +66,16 @@ function smolJoin(items) {
   for (let i = 0; i < items.length; i++) text += (i ? " " : "") + String(items[i]);
   return text;
 }
+// The result `text`, framed with the job's nonce (smolscript/frames.py), in one write once the
+// entry point has returned: the host reads only this block, so nothing the candidate prints
+// stands in for it.
+function smolEmit(nonce, text) {
+  process.stdout.write("smolscript-result-begin " + nonce + "\n" + text + "\nsmolscript-result-end " + nonce + "\n");
+}
 (function smolMain() {
+  // The nonce is the first stdin line, kept only in this closure.
+  const smolNonce = smolLine();
+  smolLines[0] = "";
   // @@READ_ARGS@@
   // @@CALL_AND_PRINT@@
 })();

@@ -75,7 +75,17 @@ local function smol_checked(v, typ)
   os.exit(97)
 end
 
+-- The result `text`, framed with the job's nonce (smolscript/frames.py), in one write once the
+-- entry point has returned: the host reads only this block, so nothing the candidate prints
+-- stands in for it.
+local function smol_emit(nonce, text)
+  io.write("smolscript-result-begin ", nonce, "\n", text, "\nsmolscript-result-end ", nonce, "\n")
+  io.flush()
+end
+
 local function smol_main()
+  -- The nonce is the first stdin line, kept only in this function.
+  local smol_nonce = smol_line()
   -- @@READ_ARGS@@
   -- @@CALL_AND_PRINT@@
 end

@@ -14,6 +14,16 @@ def _smol_main():
         smol_pos[0] += 1
         return smol_lines[smol_pos[0] - 1] if smol_pos[0] <= smol_b.len(smol_lines) else ""
 
+    # The job's nonce (smolscript/frames.py): the first stdin line, kept only in this closure.
+    smol_nonce = smol_line()
+    smol_lines[0] = ""
+
+    def smol_emit(text):
+        # The result, framed with the nonce, in one write once the entry point has returned:
+        # the host reads only this block, so nothing the candidate prints stands in for it.
+        smol_sys.stdout.write(f"smolscript-result-begin {smol_nonce}\n{text}\nsmolscript-result-end {smol_nonce}\n")
+        smol_sys.stdout.flush()
+
     def smol_integral_float(value):
         # The number policy of int results (README): an integral float in the int32 range
         # counts as that integer (-0.0 as 0).

@@ -34,12 +34,22 @@ fn smol_checked_str(text: String) -> String {
     text
 }
 
+/// The result `text`, framed with the job's nonce (smolscript/frames.py), in one write once the
+/// entry point has returned: the host reads only this block, so nothing the candidate prints
+/// stands in for it.
+fn smol_emit(nonce: &str, text: &str) {
+    print!("smolscript-result-begin {}\n{}\nsmolscript-result-end {}\n", nonce, text, nonce);
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+}
+
 #[allow(unused_mut)]
 fn smol_main() {
     let mut smol_input = String::new();
     std::io::Read::read_to_string(&mut std::io::stdin(), &mut smol_input).unwrap();
     let mut smol_lines = smol_input.split('\n');
     let mut smol_line = move || -> String { smol_lines.next().unwrap_or("").to_string() };
+    // The nonce is the first stdin line, kept only in this function.
+    let smol_nonce = smol_line();
     // @@READ_ARGS@@
     // @@CALL_AND_PRINT@@
 }
