@@ -59,3 +59,13 @@ def test_an_infrastructure_failure_exits_1_under_the_live_display():
     assert "Evaluation Summary" in flat, flat[-2000:]  # the live display did run
     assert "smol-envs: infrastructure failure: model endpoint" in flat, flat[-2000:]
     assert status == 1, flat[-2000:]
+
+
+def test_a_misspelled_environment_exits_1_with_the_one_line_in_a_terminal():
+    """Before: the live display showed "ERROR: Could not import 'pico-dsl' ..." and exited 0."""
+    status, out = run_in_terminal([VF_EVAL, "pico-dsl", "-n", "1"])
+    flat = " ".join(out.split())
+    assert ("smol-envs: error: no environment 'pico-dsl' is installed (vf-eval looked for the "
+            "module pico_dsl); this collection's: pico-dsl-v1, slm-eval, smolscript, "
+            "smoltalkbench (did you mean pico-dsl-v1?)") in flat, flat[-2000:]
+    assert status == 1, flat[-2000:]

@@ -75,3 +75,10 @@ def test_the_line_suggests_only_close_names():
     assert vfeval_hook.message("smolscrpt", INSTALLED).endswith("(did you mean smolscript?)")
     assert vfeval_hook.message("gsm8k", INSTALLED).endswith("smoltalkbench")
     assert "(none installed)" in vfeval_hook.message("gsm8k", [])
+
+
+@pytest.mark.unit
+def test_the_requested_environment_is_vf_evals_first_argument():
+    assert vfeval_hook.requested_environment(["vf-eval", "pico-dsl", "-n", "1"]) == "pico-dsl"
+    assert vfeval_hook.requested_environment(["vf-eval", "--help"]) is None
+    assert vfeval_hook.requested_environment(["vf-eval"]) is None

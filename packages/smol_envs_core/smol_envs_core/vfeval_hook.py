@@ -13,11 +13,19 @@ mean A?)` and the process exits 1, as for any uncaught exception. Every other ex
 this one with SMOL_ENVS_DEBUG set, goes to the previous hook unchanged. The installed
 environments are those registering a `smol_envs.report` entry point (each of the collection's
 environments does).
+
+In a terminal, vf-eval's live display catches the import error itself (it prints it in its panel
+and the process would exit 0), so the hook also registers an exit handler: when vf-eval was given
+an environment id (its first argument) whose module is not installed, the process ends with the
+same one line, unless the excepthook already printed it, and exit status 1. The module is looked
+up at exit, when every path entry of the installed packages is in place.
 """
 
 from __future__ import annotations
 
+import atexit
 import difflib
+import importlib.util
 import os
 import re
 import sys
@@ -80,6 +88,40 @@ def install() -> None:
         if not getattr(sys.excepthook, MARK, False):
             from .errors import one_line_excepthook
 
-            sys.excepthook = one_line_excepthook(sys.excepthook, unknown_environment_line, MARK)
+            sys.excepthook = one_line_excepthook(sys.excepthook, _report_once, MARK)
+            atexit.register(_exit_1_for_an_unknown_environment)
     except Exception:  # noqa: BLE001 - a startup hook must never stop the interpreter
         return
+
+
+_REPORTED: list[str] = []  # the line the excepthook printed, if any
+
+
+def _report_once(error: BaseException) -> str | None:
+    line = unknown_environment_line(error)
+    if line is not None:
+        _REPORTED.append(line)
+    return line
+
+
+def requested_environment(argv: list[str]) -> str | None:
+    """The environment id vf-eval was given as its first argument, if it is one (not an
+    option). Pure."""
+    return argv[1] if len(argv) > 1 and not argv[1].startswith("-") else None
+
+
+def _exit_1_for_an_unknown_environment() -> None:
+    """At exit: the one line and status 1 when the requested environment is not installed
+    (vf-eval's live display caught the import error); nothing otherwise."""
+    try:
+        env_id = requested_environment(list(sys.argv))
+        if env_id is None or _REPORTED or os.environ.get("SMOL_ENVS_DEBUG"):
+            return
+        if importlib.util.find_spec(module_name(env_id)) is not None:
+            return
+        print(message(env_id, installed_environments()), file=sys.stderr)
+        sys.stderr.flush()
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - an exit handler must not hide the real exit
+        return
+    os._exit(1)
