@@ -52,6 +52,7 @@ class PicoAnswerParser(vf.Parser):
     by newlines, or None when the response has no trailing `<answer>` block."""
 
     def parse(self, text: str) -> str | None:
+        """The trailing answer block's lines joined by newlines, or None without a valid block."""
         parsed = parse_answer(text)
         return "\n".join(parsed.lines) if parsed.lines is not None else None
 

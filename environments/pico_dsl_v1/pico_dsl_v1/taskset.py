@@ -101,6 +101,8 @@ class PicoTaskset(vf.Taskset[PicoTask, PicoTasksetConfig]):
     """pico-dsl-v1 tasks of one split (see `splits.py`); raises ValueError on a bad option."""
 
     def load(self) -> list[PicoTask]:
+        """The tasks of the configured split and slice (the fixed benchmark, or the seeded train
+        stream). Raises ConfigError naming the valid values."""
         config = self.config
         split = check_split(config.split, ENV_ID)
         if config.slice not in SLICE_CHOICES:

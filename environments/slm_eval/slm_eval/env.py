@@ -122,6 +122,10 @@ class LoglikEnv(EvalOnly, PolicyEnv):
 
     async def get_model_response(self, state: Any, prompt: Any, client: Any = None,
                                  model: str | None = None, **_: Any) -> vf031.Response:
+        """Score the choices by log-likelihood (probe first) and answer with the predicted letter.
+
+        Raises:
+            InfrastructureError: the endpoint failed or returned no usable log-likelihoods."""
         client = client if client is not None else state["client"]
         openai_client = getattr(client, "client", client)
         model = model or state["model"]

@@ -22,6 +22,8 @@ class DropTimeoutNotice(logging.Filter):
     """A logging filter rejecting records whose message starts with NOTICE_PREFIX."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """False (drop) for math-verify's "Timeout is disabled" notice, True for any other
+        record."""
         return not record.getMessage().startswith(NOTICE_PREFIX)
 
 

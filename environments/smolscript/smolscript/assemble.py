@@ -73,6 +73,7 @@ class Assembly:
 
     @property
     def ok(self) -> bool:
+        """True when the completion assembled into a program (no rejection reason)."""
         return self.code is not None
 
 

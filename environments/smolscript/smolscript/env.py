@@ -114,6 +114,8 @@ class SmolscriptEnv(PolicyEnv):
 
     async def get_model_response(self, state, prompt, client=None, model=None, tool_defs=None,
                                  sampling_args=None) -> vf031.Response:
+        """The model's completion under the task's token budget and the benchmark's default sampling
+        (a caller's own sampling arguments pass unchanged)."""
         args = default_sampling(sampling_args or state.get("sampling_args") or {},
                                 state["info"]["max_tokens"])
         return await super().get_model_response(state, prompt, client=client, model=model,

@@ -104,6 +104,7 @@ class Run:
     results: dict[str, dict] = field(default_factory=dict)
 
     def identity(self) -> dict:
+        """What a resumed run must match: the settings and the selected task ids."""
         return {**self.settings, "selected_ids": self.selected_ids}
 
 

@@ -38,9 +38,13 @@ MAX_KEPT_OUTPUT = 2000  # characters of stdout/stderr kept per test in results f
 class ScoringClient(Protocol):
     """What scoring needs from the service's client (`smolscript_sandbox.client`)."""
 
-    async def run_program_job(self, job: ProgramJob) -> ProgramReply | Mapping[str, Any]: ...
+    async def run_program_job(self, job: ProgramJob) -> ProgramReply | Mapping[str, Any]:
+        """Run one program job (files, tests, runtime); its reply. Raises on service failure."""
+        ...
 
-    async def run_browser_job(self, job: BrowserJob) -> BrowserReply | Mapping[str, Any]: ...
+    async def run_browser_job(self, job: BrowserJob) -> BrowserReply | Mapping[str, Any]:
+        """Run one browser probe job; its reply. Raises on service failure."""
+        ...
 
 
 def _clip(text: Any) -> str:

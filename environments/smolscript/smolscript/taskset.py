@@ -103,6 +103,8 @@ class SmolscriptTaskset(vf.Taskset[SmolscriptTask, SmolscriptTasksetConfig]):
     """smolscript tasks of one split (see `splits.py`); bad options raise ValueError."""
 
     def load(self) -> list[SmolscriptTask]:
+        """The tasks of the configured split, edition and filters. Raises ValueError for bad
+        options."""
         c = self.config
         split = check_split(c.split, ENV_ID)
         if c.num_examples == 0 or c.num_examples < -1:

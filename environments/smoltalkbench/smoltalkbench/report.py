@@ -101,6 +101,7 @@ class Report:
 
     @property
     def total(self) -> int:
+        """Samples in the run: judged plus judge errors."""
         return self.overall.judged + self.overall.failed
 
 

@@ -125,6 +125,8 @@ class SmolTalkTaskset(vf.Taskset[SmolTalkTask, SmolTalkTasksetConfig]):
     InfrastructureError when the train source cannot be reached."""
 
     def load(self) -> list[SmolTalkTask]:
+        """The tasks of the configured split (eval: the benchmark rows; train: the disjoint
+        source rows). Raises ConfigError for bad options."""
         c = self.config
         split = check_split(c.split, ENV_ID)
         if c.num_examples == 0 or c.num_examples < -1:

@@ -93,6 +93,8 @@ class DirectCallRubric(vf.Rubric):
         return metrics, reward
 
     async def score_rollout(self, state: dict[str, Any]) -> None:
+        """Score one rollout by calling the metrics directly; verifiers' own path when no plan
+        applies."""
         plan = self._plan()
         if plan is None:
             await super().score_rollout(state)
@@ -100,6 +102,8 @@ class DirectCallRubric(vf.Rubric):
             self._score_direct(state, plan)
 
     async def score_group(self, states: list[dict[str, Any]]) -> None:
+        """Score a group by direct calls (rewards and metrics written as verifiers would);
+        verifiers' own path when no plan applies or the group is empty."""
         plan = self._plan()
         if plan is None or not states:
             await super().score_group(states)
@@ -127,6 +131,7 @@ class TurnMonitorRubric(DirectCallRubric):
         super().__init__(funcs=[num_turns], weights=[0.0], **kwargs)
 
     def direct_metrics(self, state: dict[str, Any]) -> dict[str, float]:
+        """{"num_turns": the rollout's number of assistant turns} (verifiers' monitor metric)."""
         return {"num_turns": num_turns(state)}
 
 
@@ -144,6 +149,8 @@ class DirectCallGroup(vf.RubricGroup):
     """
 
     async def score_group(self, states: list[dict[str, Any]]) -> None:
+        """Score a group through every member rubric in one direct pass; verifiers' own path
+        when a member has no direct plan or the group is empty."""
         members = list(self.rubrics)
         plans = [m._plan() if isinstance(m, DirectCallRubric) else None for m in members]
         if not states or not members or any(plan is None for plan in plans):

@@ -27,6 +27,7 @@ class RunCheck:
 
     @property
     def ok(self) -> bool:
+        """True when the run produced rollouts and none of them errored."""
         return self.rollouts > 0 and self.errored == 0
 
 

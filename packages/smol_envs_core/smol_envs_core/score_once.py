@@ -52,6 +52,8 @@ class ScoreOnceRubric(DirectCallRubric):
         return state[self.record_key]
 
     async def score_rollout(self, state: dict[str, Any]) -> None:
+        """Score the rollout once (`ensure_scored`), then let verifiers read the reward
+        functions."""
         await self.ensure_scored(state)
         await super().score_rollout(state)
 
@@ -65,5 +67,6 @@ class ScoreOnceRubric(DirectCallRubric):
                 state[self.record_key] = record
 
     async def score_group(self, states: list[dict[str, Any]]) -> None:
+        """Score every rollout of the group once (concurrently), then verifiers' group scoring."""
         await self.ensure_group_scored(states)
         await super().score_group(states)

@@ -81,10 +81,12 @@ class BrowserSlot:
 
     @property
     def pidfile(self) -> Path:
+        """The file holding the slot's browser process id."""
         return self.root / "browser.pid"
 
     @property
     def wrapper(self) -> Path:
+        """The slot's launch script for Chromium."""
         return self.root / "chromium.sh"
 
 

@@ -94,6 +94,7 @@ class _Page:
         self.context_id: int | None = None
 
     async def bind_world(self) -> None:
+        """Create the page's isolated world for probes and keep its execution context id."""
         tree = await self._send("Page.getFrameTree", {})
         world = await self._send("Page.createIsolatedWorld", {
             "frameId": tree["frameTree"]["frame"]["id"], "worldName": _WORLD,

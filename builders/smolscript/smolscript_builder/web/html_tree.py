@@ -40,6 +40,8 @@ class Node:
     tail: str | None = None
 
     def text_content(self) -> str:
+        """The node's text with all its descendants' text and tails, in document order (as the DOM's
+        textContent)."""
         parts = [self.text or ""]
         for child in self.children:
             parts.append(child.text_content())
