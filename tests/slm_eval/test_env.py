@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -20,21 +19,17 @@ from slm_eval.tasks import KIND_METRICS
 from smol_envs_core.errors import UnknownArgumentError
 from smol_envs_core.report import read_results
 
+from tests.support.markdown import table_first_column
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "environments" / "slm_eval" / "README.md"
 VF_EVAL = str(Path(sys.executable).parent / "vf-eval")
 
 
-def table_first_column(heading: str) -> list[str]:
-    section = README.read_text().split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
-    return [re.match(r"\| `([^`]+)`", line).group(1) for line in rows]
-
-
 @pytest.mark.unit
 def test_metrics_table_matches_rubrics():
     names = list(dict.fromkeys(f.__name__ for funcs in METRICS.values() for f in funcs))
-    assert sorted(table_first_column("Metrics")) == sorted(names)
+    assert sorted(table_first_column(README.read_text(), "Metrics")) == sorted(names)
 
 
 @pytest.mark.unit
@@ -45,7 +40,7 @@ def test_kind_metrics_match_reward_functions():
 @pytest.mark.unit
 def test_arguments_table_matches_signature():
     params = [p for p in inspect.signature(load_environment).parameters if p != "kwargs"]
-    assert table_first_column("Environment Arguments") == params
+    assert table_first_column(README.read_text(), "Environment Arguments") == params
 
 
 @pytest.mark.unit

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from smol_envs_core.errors import InfrastructureError
 from smol_envs_core.text import completion_text
@@ -16,19 +14,13 @@ from smolscript.prompts import PromptTooLongError
 from smolscript.scoring import ScoringInfraError
 
 from tests.smolscript.tiny_edition import write_edition
+from tests.support.ports import closed_port_url
 
 
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
     write_edition(tmp_path / "data", 4)
     monkeypatch.setenv("SMOLSCRIPT_DATA_DIR", str(tmp_path / "data"))
-
-
-def closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 @pytest.mark.unit

@@ -9,13 +9,9 @@ from smoltalkbench import data, load_environment
 from smoltalkbench.env import METRICS, STATE_KEY, JudgedRubric
 from smoltalkbench.errors import ConfigError
 
+from tests.support.ports import closed_port_url
+
 pytestmark = pytest.mark.integration
-
-
-def closed_port_url():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
 
 
 def test_defaults_load_offline_and_lazily():
@@ -66,7 +62,7 @@ def state(reply, error=None):
 
 def down_judge(**kwargs):
     return load_environment(
-        dataset="fixture", judge_base_url=closed_port_url(), judge_api_key_var="",
+        dataset="fixture", judge_base_url=closed_port_url("/v1"), judge_api_key_var="",
         judge_max_retries=0, **kwargs,
     )
 
@@ -133,7 +129,6 @@ def test_empty_replies_are_scored_once_never_retried():
     """Count the model endpoint's calls: an empty reply is the model's outcome (reward 0, no
     judge call, no error), not a failure that verifiers would retry three times."""
     import asyncio
-    import socket
 
     from tests.pico_dsl_v1.conftest import ScriptedEndpoint
 
@@ -156,7 +151,7 @@ def test_empty_replies_are_scored_once_never_retried():
 async def test_the_preflight_stops_on_an_unset_judge_key_or_a_dead_judge(monkeypatch):
     """Before any reply is generated (a fresh user waited 85 s of generation for this)."""
     monkeypatch.delenv("SMOLTALKBENCH_TEST_UNSET_KEY", raising=False)
-    keyless = load_environment(dataset="fixture", judge_base_url=closed_port_url(),
+    keyless = load_environment(dataset="fixture", judge_base_url=closed_port_url("/v1"),
                                judge_api_key_var="SMOLTALKBENCH_TEST_UNSET_KEY")
     with pytest.raises(InfrastructureError, match="SMOLTALKBENCH_TEST_UNSET_KEY is not set"):
         await keyless.preflight(None)
