@@ -25,7 +25,7 @@ from typing import Any
 
 from smol_envs_core.cli import HelpFormatter
 from smolscript.errors import DataError
-from smolscript.report import ReportError, load_records, summarize_results
+from smolscript.report import ReportError, load_run, records_from_results, summarize_results
 
 
 def _fmt(value: float | None) -> str:
@@ -90,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         labels.append(label or path)
         paths.append(path)
     try:
-        summaries = [summarize_results(path)[0] for path in paths]
-        records = [{r["id"]: r for r in load_records(path)[0]} for path in paths]
+        runs = [load_run(path) for path in paths]
+        summaries = [summarize_results(run) for run in runs]
+        records = [{r["id"]: r for r in records_from_results(run)} for run in runs]
     except (ReportError, DataError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
