@@ -22,7 +22,7 @@ class Alias(NamedTuple):
 
 
 CHAT_ALIAS = "smollm2-135m"
-# Raw /v1/completions requests, which base-model benchmarks need (smolscript, slm-eval).
+# Raw /v1/completions requests, which base-model benchmarks need (smolscript, smol-slm-eval).
 COMPLETIONS_ALIAS = "smollm2-135m-completions"
 ALIASES = (Alias(CHAT_ALIAS, None), Alias(COMPLETIONS_ALIAS, "openai_completions"))
 
