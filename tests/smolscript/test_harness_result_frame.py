@@ -17,7 +17,7 @@ from smolscript_sandbox.testing import ensure_service
 
 from tests.smolscript.test_string_results import literal
 from tests.smolscript.test_verdict_policies import source, verdict
-from tests.smolscript.tiny_edition import rubric_rewards
+from tests.support.smolscript_edition import rubric_rewards
 
 pytestmark = pytest.mark.integration
 

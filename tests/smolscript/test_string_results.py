@@ -18,7 +18,7 @@ from smolscript_sandbox.schema import JobTest, ProgramJob
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 from tests.smolscript.test_verdict_policies import source, verdict
-from tests.smolscript.tiny_edition import rubric_rewards
+from tests.support.smolscript_edition import rubric_rewards
 
 pytestmark = pytest.mark.integration
 

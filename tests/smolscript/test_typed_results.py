@@ -17,7 +17,7 @@ from smolscript.types import (
 from smolscript_sandbox.testing import ensure_service
 
 from tests.smolscript.test_verdict_policies import source, verdict
-from tests.smolscript.tiny_edition import rubric_rewards
+from tests.support.smolscript_edition import rubric_rewards
 
 DYNAMIC = ("javascript", "lua", "python")
 INT_N = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
