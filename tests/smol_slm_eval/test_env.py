@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,10 +17,12 @@ from smol_slm_eval.errors import ConfigError, EvaluationOnlyError
 from smol_slm_eval.tasks import KIND_METRICS
 
 from tests.support.markdown import table_first_column
+from tests.support.ports import closed_port_url
+from tests.support.vf_eval import latest_run, vf_eval
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "environments" / "smol_slm_eval" / "README.md"
-VF_EVAL = str(Path(sys.executable).parent / "vf-eval")
+ENV_ID = "smol-slm-eval"
 
 
 @pytest.mark.unit
@@ -141,34 +140,30 @@ def test_gpqa_prompts_are_withheld(archive_cache):
         "[GPQA Diamond question withheld from logs: scored by log-likelihood]"}
 
 
-def vf_eval(base_url: str, model: str, args: dict, n: int, out: Path, *extra: str) -> Path:
-    env = {**os.environ, "SMOL_ENVS_LOCAL_API_KEY": "EMPTY"}
-    command = [VF_EVAL, "smol-slm-eval", "-b", base_url,
-               "-k", "SMOL_ENVS_LOCAL_API_KEY", "-m", model, "-a", json.dumps(args),
-               "-n", str(n), "-r", "1", "-s", "-C", "score_record", *extra]
-    done = subprocess.run(command, cwd=out, env=env, capture_output=True, text=True,
-                          timeout=600)
+def saved_run(base_url: str, model: str, args: dict, n: int, out: Path, *extra: str) -> Path:
+    """The folder of a successful `vf-eval smol-slm-eval -n N -s -C score_record` run."""
+    done = vf_eval(ENV_ID, base_url, model, args, "-n", str(n), "-r", "1", "-s",
+                   "-C", "score_record", "-o", str(out), *extra)
     assert done.returncode == 0, done.stderr[-3000:]
-    folders = sorted((out / "outputs" / "evals").glob("smol-slm-eval--*/*"), key=os.path.getmtime)
-    return folders[-1]
+    return latest_run(out, ENV_ID)
 
 
 @pytest.mark.e2e
 def test_vf_eval_multiple_choice_math_and_bfcl(local_model_base_url, local_model_name,
                                                archive_cache, tmp_path):
-    arc = vf_eval(local_model_base_url, local_model_name, {"task": "arc_easy"}, 6, tmp_path)
+    arc = saved_run(local_model_base_url, local_model_name, {"task": "arc_easy"}, 6, tmp_path)
     rows = [json.loads(x) for x in (arc / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 6
     for row in rows:
         record = row["score_record"]
         assert len(record["logliks"]) == 4 and all(v < 0 for v in record["logliks"])
         assert row["metrics"]["acc_norm"] == record["acc_norm"] == row["reward"]
-    math = vf_eval(local_model_base_url, local_model_name, {"task": "math_500"}, 2, tmp_path,
-                   "-t", "64", "--api-client-type", "openai_completions")
-    bfcl = vf_eval(local_model_base_url, local_model_name,
-                   {"task": "bfcl_v4", "bfcl_category": "simple_python",
-                    "enable_tier2_metric": True}, 2, tmp_path, "-t", "96",
-                   "--api-client-type", "openai_completions")
+    math = saved_run(local_model_base_url, local_model_name, {"task": "math_500"}, 2, tmp_path,
+                     "-t", "64", "--api-client-type", "openai_completions")
+    bfcl = saved_run(local_model_base_url, local_model_name,
+                     {"task": "bfcl_v4", "bfcl_category": "simple_python",
+                      "enable_tier2_metric": True}, 2, tmp_path, "-t", "96",
+                     "--api-client-type", "openai_completions")
     pooled = composite.pool([read_results(run) for run in (arc, math, bfcl)])
     scores = composite.percents(composite.summarize(pooled))
     assert set(scores) == {"arc_easy", "math_500", "bfcl_v4"}
@@ -178,12 +173,8 @@ def test_vf_eval_multiple_choice_math_and_bfcl(local_model_base_url, local_model
 
 @pytest.mark.e2e
 def test_vf_eval_stops_on_an_endpoint_that_is_down(archive_cache, tmp_path):
-    env = {**os.environ, "SMOL_ENVS_LOCAL_API_KEY": "EMPTY"}
-    done = subprocess.run(
-        [VF_EVAL, "smol-slm-eval", "-b",
-         "http://127.0.0.1:9/v1", "-k", "SMOL_ENVS_LOCAL_API_KEY", "-m", "none",
-         "-a", '{"task": "arc_easy"}', "-n", "2", "-r", "1"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = vf_eval(ENV_ID, closed_port_url("/v1"), "none", {"task": "arc_easy"}, "-n", "2",
+                   "-r", "1", cwd=tmp_path, timeout=300)
     assert done.returncode != 0
     assert "infrastructure failure: model endpoint" in done.stderr
 
@@ -220,19 +211,14 @@ class RejectingEndpoint:
 def test_a_group_stops_loudly_when_the_endpoint_fails(archive_cache, tmp_path, task):
     """An infrastructure failure inside an EnvGroup component stops the whole run: exit 1, one
     line naming the endpoint (no traceback), the partial folder renamed -FAILED."""
-    env = {**os.environ, "SMOL_ENVS_LOCAL_API_KEY": "EMPTY", "HF_HUB_OFFLINE": "1"}
-    env.pop("SMOL_ENVS_DEBUG", None)
     with RejectingEndpoint() as base_url:
-        done = subprocess.run(
-            [VF_EVAL, "smol-slm-eval", "-b", base_url, "-k", "SMOL_ENVS_LOCAL_API_KEY",
-             "-m", "none", "-a", json.dumps({"task": task, "num_examples": 1}),
-             "-n", "2", "-r", "1", "-s"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        done = vf_eval(ENV_ID, base_url, "none", {"task": task, "num_examples": 1}, "-n", "2",
+                       "-r", "1", "-s", "-o", str(tmp_path), env={"HF_HUB_OFFLINE": "1"})
     assert done.returncode == 1, done.stderr[-3000:]
     lines = [x for x in done.stderr.splitlines() if "infrastructure failure" in x]
     assert lines and lines[0].startswith(
         f"smol-envs: infrastructure failure: model endpoint {base_url}"), done.stderr[-3000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    folders = list((tmp_path / "outputs" / "evals").glob("smol-slm-eval--*/*"))
+    folders = list((tmp_path / "evals").glob(f"{ENV_ID}--*/*"))
     assert folders and all(f.name.endswith("-FAILED") for f in folders), folders
     assert all((f / "FAILED.txt").is_file() for f in folders)
