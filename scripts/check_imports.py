@@ -28,11 +28,11 @@ PACKAGES = {
     "pico_dsl_v1": "environments/pico_dsl_v1/pico_dsl_v1",
     "smolscript": "environments/smolscript/smolscript",
     "smoltalkbench": "environments/smoltalkbench/smoltalkbench",
-    "slm_eval": "environments/slm_eval/slm_eval",
+    "smol_slm_eval": "environments/smol_slm_eval/smol_slm_eval",
     "smolscript_builder": "builders/smolscript/smolscript_builder",
     "smolscript_sandbox": "services/smolscript_sandbox/smolscript_sandbox",
 }
-ENVIRONMENTS = ("pico_dsl_v1", "smolscript", "smoltalkbench", "slm_eval")
+ENVIRONMENTS = ("pico_dsl_v1", "smolscript", "smoltalkbench", "smol_slm_eval")
 SERVICE = "smolscript_sandbox"
 CORE = "smol_envs_core"
 

@@ -83,10 +83,10 @@ def test_each_taskset_runs_under_vf_eval_040(env_id: str, reward: str, local_mod
         assert trace["info"]["behaviour_version"] == "1.0.0"
 
 
-def test_slm_eval_refuses_under_vf_eval_040(local_model_base_url: str, local_model_name: str,
-                                            tmp_path: Path) -> None:
-    """slm-eval is evaluation-only and exports a refusing taskset: 0.4's vf-eval stops, naming
+def test_smol_slm_eval_refuses_under_vf_eval_040(local_model_base_url: str,
+                                                 local_model_name: str, tmp_path: Path) -> None:
+    """smol-slm-eval is evaluation-only and exports a refusing taskset: 0.4's vf-eval stops, naming
     the reason, instead of running benchmark rows as a taskset."""
-    done = vf_eval_040("slm-eval", local_model_base_url, local_model_name, tmp_path)
+    done = vf_eval_040("smol-slm-eval", local_model_base_url, local_model_name, tmp_path)
     assert done.returncode != 0
     assert "evaluation-only" in (done.stdout + done.stderr).lower()

@@ -26,7 +26,7 @@ SOURCES = (
     "environments/smoltalkbench",
     "environments/smolscript",
     "services/smolscript_sandbox",  # smolscript_sandbox.client/schema (httpx + pydantic)
-    "environments/slm_eval",  # only its refusing taskset (slm-eval is evaluation-only)
+    "environments/smol_slm_eval",  # only its refusing taskset (it is evaluation-only)
     ".",
 )
 

@@ -14,14 +14,14 @@ import pytest
 from smolscript.env import load_environment
 from verifiers.types import ClientConfig
 
-from tests.smolscript.tiny_edition import write_edition
+from tests.support.smolscript_edition import adder_tasks, write_edition
 
 pytestmark = pytest.mark.integration  # the preflight opens a TCP connection
 
 
 @pytest.fixture
 def env(tmp_path, monkeypatch):
-    write_edition(tmp_path / "data", 2)
+    write_edition(tmp_path / "data", adder_tasks(2))
     monkeypatch.setenv("SMOLSCRIPT_DATA_DIR", str(tmp_path / "data"))
     return load_environment()
 

@@ -11,11 +11,11 @@ import pytest
 from smolscript.frames import new_nonce
 from smolscript.scoring import program_job
 from smolscript_sandbox.client import SandboxClient
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+from smolscript_sandbox.testing import TEST_URL
 
 from tests.smolscript.test_verdict_policies import INT_N, task, verdict
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("scoring_service")]
 
 _HEAD = "import os\nimport subprocess\nimport sys\nimport threading\nimport time\n\n\n"
 _PIECE = {  # one piece of work of `each` CPU seconds, ended before the next starts
@@ -36,11 +36,6 @@ def split_work(variant: str, pieces: int, each_s: float) -> str:
     return (_HEAD + f"def piece(each):\n{_PIECE[variant]}\n\n"
             f"def solve(n):\n    for _ in range({pieces}):\n        piece({each_s})\n"
             "    return n\n")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def service() -> dict:
-    return ensure_service()
 
 
 @pytest.mark.parametrize("variant", sorted(_PIECE))

@@ -13,13 +13,13 @@ from smolscript.env import (
 from smolscript.prompts import PromptTooLongError
 from smolscript.scoring import ScoringInfraError
 
-from tests.smolscript.tiny_edition import write_edition
 from tests.support.ports import closed_port_url
+from tests.support.smolscript_edition import adder_tasks, write_edition
 
 
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
-    write_edition(tmp_path / "data", 4)
+    write_edition(tmp_path / "data", adder_tasks(4))
     monkeypatch.setenv("SMOLSCRIPT_DATA_DIR", str(tmp_path / "data"))
 
 

@@ -6,7 +6,6 @@ is down stops instead of scoring."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,25 +15,27 @@ from smolscript import data
 from smolscript.env import REWARD_FUNCS
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
+from tests.support.vf_eval import vf_eval
+
 pytestmark = pytest.mark.e2e
 BIN = Path(sys.executable).parent
 
 
-def vf_eval(base_url: str, model: str, out: Path, env_args: dict) -> subprocess.CompletedProcess:
-    cmd = [str(BIN / "vf-eval"), "smolscript", "--api-client-type", "openai_completions",
-           "-m", model, "-b", base_url, "-k", "SMOL_ENVS_LOCAL_KEY", "-n", "-1", "-r", "1",
-           "-c", "8", "-s", "-d", "-o", str(out), "-a", json.dumps(env_args)]
+def run_vf_eval(base_url: str, model: str, out: Path, env_args: dict
+                ) -> subprocess.CompletedProcess:
+    """`vf-eval smolscript` on raw completions, every selected task once, saved under `out`."""
     # The scoring service the test started (ensure_service at TEST_URL): without it, vf-eval
     # resolves the default URL and starts a second service of its own, which nobody stops.
-    env = dict(os.environ, SMOL_ENVS_LOCAL_KEY="local", SMOLSCRIPT_SANDBOX_URL=TEST_URL)
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    return vf_eval("smolscript", base_url, model, env_args, "--api-client-type",
+                   "openai_completions", "-n", "-1", "-r", "1", "-c", "8", "-s", "-d",
+                   "-o", str(out), env={"SMOLSCRIPT_SANDBOX_URL": TEST_URL}, timeout=900)
 
 
 def test_vf_eval_completions_every_language(local_model_base_url, local_model_name, tmp_path):
     ensure_service()
     # 18 tasks; a 64-token budget override keeps generation short (the wiring is under test)
-    run = vf_eval(local_model_base_url, local_model_name, tmp_path,
-                  {"per_language": 2, "max_tokens": 64})
+    run = run_vf_eval(local_model_base_url, local_model_name, tmp_path,
+                      {"per_language": 2, "max_tokens": 64})
     assert run.returncode == 0, run.stderr[-3000:]
     results = list(tmp_path.rglob("results.jsonl"))
     assert len(results) == 1
@@ -64,9 +65,9 @@ def test_vf_eval_completions_every_language(local_model_base_url, local_model_na
 
 def test_vf_eval_stops_when_the_scoring_service_is_down(local_model_base_url, local_model_name,
                                                          tmp_path):
-    run = vf_eval(local_model_base_url, local_model_name, tmp_path,
-                  {"languages": ["python"], "num_examples": 2,
-                   "service_url": "http://127.0.0.1:9"})
+    run = run_vf_eval(local_model_base_url, local_model_name, tmp_path,
+                      {"languages": ["python"], "num_examples": 2,
+                       "service_url": "http://127.0.0.1:9"})
     assert run.returncode != 0
     assert "ScoringInfraError" in run.stdout + run.stderr
     for results in tmp_path.rglob("results.jsonl"):

@@ -21,7 +21,7 @@ from smolscript.types import encode_stdin
 from smolscript_sandbox.errors import SandboxInfraError
 from smolscript_sandbox.verdict import normalize_stdout
 
-from tests.smolscript.tiny_edition import SIG, write_edition
+from tests.support.smolscript_edition import INT_SIGNATURE, adder_tasks, write_edition
 
 pytestmark = pytest.mark.unit
 
@@ -30,7 +30,7 @@ N = 6
 
 @pytest.fixture
 def edition(tmp_path, monkeypatch):
-    refs = write_edition(tmp_path / "data", N)
+    refs = write_edition(tmp_path / "data", adder_tasks(N))
     monkeypatch.setenv("SMOLSCRIPT_DATA_DIR", str(tmp_path / "data"))
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps({"id": r["id"], "code": r["reference_solution"]}) + "\n"
@@ -80,7 +80,7 @@ def test_references_score_100_with_tests_kept(edition):
     first = doc["results"]["python-easy-001"]
     assert first["passed"] and len(first["tests"]) == 3
     assert first["tests"][2] == {**first["tests"][2], "stdout": "3", "expected": "3"}
-    assert encode_stdin([2], SIG) == "2\n"
+    assert encode_stdin([2], INT_SIGNATURE) == "2\n"
 
 
 def test_existing_output_requires_resume_and_matching_settings(edition):

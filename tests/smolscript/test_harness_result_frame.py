@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import pytest
 from smolscript.languages import PROGRAM_LANGUAGES
-from smolscript_sandbox.testing import ensure_service
 
 from tests.smolscript.test_string_results import literal
 from tests.smolscript.test_verdict_policies import source, verdict
-from tests.smolscript.tiny_edition import rubric_rewards
+from tests.support.smolscript_edition import rubric_rewards
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("scoring_service")]
 
 INT_N = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
 STR_N = {"params": [{"name": "n", "type": "str"}], "returns": "str"}
@@ -32,11 +31,6 @@ FAKE_FRAMES = {
     "no nonce": "smolscript-result-begin\n6\nsmolscript-result-end\n",
     "marker words only": "smolscript-result-begin \n6\nsmolscript-result-end \n",
 }
-
-
-@pytest.fixture(scope="module", autouse=True)
-def service() -> dict:
-    return ensure_service()
 
 
 # Headers a candidate needs for its own output, per language.

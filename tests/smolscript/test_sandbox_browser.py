@@ -20,20 +20,13 @@ from smolscript.web import score_browser_result
 from smolscript_builder.web import generate_web_tasks
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.errors import JobRejected
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+from smolscript_sandbox.testing import TEST_URL
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def service() -> dict:
-    info = ensure_service()
-    assert info["browser"]["error"] is None, info["browser"]
-    return info
-
-
 @pytest.mark.parametrize("language", ["html", "css", "javascript"])
-async def test_reference_passes_and_negative_control_fails(service, language):
+async def test_reference_passes_and_negative_control_fails(browser_service, language):
     tasks = generate_web_tasks(language, 2, 7, "easy")
     async with SandboxClient(TEST_URL) as client:
         for task in tasks:
@@ -44,7 +37,7 @@ async def test_reference_passes_and_negative_control_fails(service, language):
             assert not score_browser_result(neg, task["hidden_tests"])["passed"], neg
 
 
-async def test_hanging_script_is_a_candidate_timeout(service):
+async def test_hanging_script_is_a_candidate_timeout(browser_service):
     task = generate_web_tasks("javascript", 1, 3, "easy")[0]
     hang = "function setup(doc) {\n  while (true) {}\n}\n"
     async with SandboxClient(TEST_URL) as client:
@@ -52,13 +45,13 @@ async def test_hanging_script_is_a_candidate_timeout(service):
         assert result.status == "timeout", result
         assert not score_browser_result(result, task["hidden_tests"])["passed"]
         # The slot recovers: the reference still passes afterwards on every browser slot.
-        for _ in range(service["browser_slots"]):
+        for _ in range(browser_service["browser_slots"]):
             ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))
             assert score_browser_result(ref, task["hidden_tests"])["passed"], ref
         assert (await client.health())["status"] == "ok"
 
 
-async def test_candidate_network_request_never_reaches_the_host(service):
+async def test_candidate_network_request_never_reaches_the_host(browser_service):
     """The listener accepts for the job's whole duration (not a fixed window), and a positive
     control from the host proves it would have seen a connection."""
     listener = socket.socket()
@@ -108,7 +101,7 @@ def _accept_until(listener: socket.socket, accepted: list, done: threading.Event
         conn.close()
 
 
-async def test_malformed_browser_job_is_rejected(service):
+async def test_malformed_browser_job_is_rejected(browser_service):
     async with SandboxClient(TEST_URL) as client:
         with pytest.raises(JobRejected):
             await client.run_browser_job(
@@ -116,17 +109,17 @@ async def test_malformed_browser_job_is_rejected(service):
             )
 
 
-async def test_supervisor_relaunches_a_killed_browser(service):
+async def test_supervisor_relaunches_a_killed_browser(browser_service):
     """Kill every warm browser behind the service's back; the next jobs relaunch them."""
-    pidfiles = sorted(Path(service["state_dir"]).glob("browser/slot*/browser.pid"))
-    assert len(pidfiles) == service["browser_slots"]
+    pidfiles = sorted(Path(browser_service["state_dir"]).glob("browser/slot*/browser.pid"))
+    assert len(pidfiles) == browser_service["browser_slots"]
     for pidfile in pidfiles:
         os.kill(int(pidfile.read_text()), signal.SIGKILL)
     task = generate_web_tasks("css", 1, 11, "easy")[0]
     async with SandboxClient(TEST_URL) as client:
         before = (await client.health())["browser"]["restarts"]
-        for _ in range(2 * service["browser_slots"]):
+        for _ in range(2 * browser_service["browser_slots"]):
             ref = await client.run_browser_job(build_browser_job(task, task["reference_solution"]))
             assert score_browser_result(ref, task["hidden_tests"])["passed"], ref
         after = (await client.health())["browser"]["restarts"]
-    assert after - before >= service["browser_slots"]
+    assert after - before >= browser_service["browser_slots"]

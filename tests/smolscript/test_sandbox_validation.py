@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
-from smolscript.languages import LANGUAGES
 from smolscript_builder.validate import (
     EXIT_FAILED,
     EXIT_PASSED,
@@ -19,54 +17,23 @@ from smolscript_builder.validate import (
 )
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
+from tests.support.ports import closed_port_url
+from tests.support.smolscript_edition import TinyTask, write_edition
+
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_EDITION = REPO / "data" / "smolscript"
-SIGNATURE = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
+# f(n) = 2n, plus 1 above 5; the near miss's bound (7) differs only at n = 7 (test 2)
+TESTS = tuple((n, 2 * n + (n > 5)) for n in (0, 3, 7, -4))
 
 
-def write_edition(root: Path, tasks: list[tuple[str, str, str, str, str | None]]) -> Path:
-    """A tiny edition of Python tasks: (id, language, reference, negative, near_miss). Each
-    row carries its prompt prefix, as built rows do (the credit rule assembles the empty
-    answer from it)."""
-    rows, sols, hidden = [], [], []
-    for task_id, language, reference, negative, near_miss in tasks:
-        spec = LANGUAGES[language]
-        rows.append(
-            {
-                "id": task_id,
-                "language": language,
-                "modality": "program",
-                "entry_point": "solve",
-                "signature": SIGNATURE,
-                "imports": spec.imports,
-                "prefix": spec.imports + spec.entry_header(SIGNATURE),
-            }
-        )
-        sols.append(
-            {
-                "id": task_id,
-                "reference_solution": reference,
-                "negative_control": negative,
-                "near_miss": near_miss,
-            }
-        )
-        hidden.append(
-            {
-                "id": task_id,
-                "tests": [{"args": [n], "expected": 2 * n + (n > 5)} for n in (0, 3, 7, -4)],
-                "near_miss_tests": [2],
-            }
-        )
-    (root / "references").mkdir(parents=True)
-    (root / "private_tests").mkdir()
-    for path, items in (
-        (root / "smolscript.jsonl", rows),
-        (root / "references" / "solutions.jsonl", sols),
-        (root / "private_tests" / "hidden.jsonl", hidden),
-    ):
-        path.write_text("".join(json.dumps(i) + "\n" for i in items))
+def edition(root: Path, tasks: list[tuple[str, str, str, str | None]]) -> Path:
+    """A tiny edition of Python tasks given as (id, reference, negative, near_miss), under
+    `root`; returns `root`."""
+    write_edition(root, [TinyTask(task_id, reference, negative, TESTS, near_miss=near_miss,
+                                  near_miss_tests=(2,))
+                         for task_id, reference, negative, near_miss in tasks])
     return root
 
 
@@ -87,9 +54,7 @@ def test_must_fail_checks_run_distinguishing_tests_first():
 
 def test_good_edition_passes_and_report_records_execution(tmp_path):
     ensure_service()
-    data = write_edition(
-        tmp_path / "ed", [("t1", "python", GOOD, WRONG, NEAR), ("t2", "python", GOOD, WRONG, None)]
-    )
+    data = edition(tmp_path / "ed", [("t1", GOOD, WRONG, NEAR), ("t2", GOOD, WRONG, None)])
     report = tmp_path / "validation_report.json"
     report.write_text(json.dumps({"static": {"status": "passed"}}))
     assert run_full(data, report, url=TEST_URL) == EXIT_PASSED
@@ -106,10 +71,7 @@ def test_good_edition_passes_and_report_records_execution(tmp_path):
 
 def test_first_failure_stops_with_task_id(tmp_path, capsys):
     ensure_service()
-    data = write_edition(
-        tmp_path / "ed",
-        [("ok1", "python", GOOD, WRONG, None), ("bad2", "python", WRONG, WRONG, None)],
-    )
+    data = edition(tmp_path / "ed", [("ok1", GOOD, WRONG, None), ("bad2", WRONG, WRONG, None)])
     report = tmp_path / "validation_report.json"
     assert run_full(data, report, url=TEST_URL, concurrency=1) == EXIT_FAILED
     execution = json.loads(report.read_text())["execution"]
@@ -121,12 +83,9 @@ def test_first_failure_stops_with_task_id(tmp_path, capsys):
 
 
 def test_missing_service_is_unverified(tmp_path):
-    data = write_edition(tmp_path / "ed", [("t1", "python", GOOD, WRONG, None)])
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    data = edition(tmp_path / "ed", [("t1", GOOD, WRONG, None)])
     report = tmp_path / "validation_report.json"
-    code = run_full(data, report, url=f"http://127.0.0.1:{port}", start_service=False)
+    code = run_full(data, report, url=closed_port_url(), start_service=False)
     assert code == EXIT_UNVERIFIED
     execution = json.loads(report.read_text())["execution"]
     assert execution["status"] == "unverified" and execution["checks_run"] == 0

@@ -15,12 +15,12 @@ from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES
 from smolscript.types import TYPE_MISMATCH_EXIT, TYPE_MISMATCH_PREFIX
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.schema import JobTest, ProgramJob
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+from smolscript_sandbox.testing import TEST_URL
 
 from tests.smolscript.test_verdict_policies import source, verdict
-from tests.smolscript.tiny_edition import rubric_rewards
+from tests.support.smolscript_edition import rubric_rewards
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("scoring_service")]
 
 STR_N = {"params": [{"name": "n", "type": "int"}], "returns": "str"}
 
@@ -80,11 +80,6 @@ NOT_PRINTABLE = [
 CASES = [(language, *case) for language in PROGRAM_LANGUAGES
          if LANGUAGES[language].modality == "program" for case in NOT_PRINTABLE
          if not (language == "c" and "\x00" in case[0])]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def service() -> dict:
-    return ensure_service()
 
 
 def test_every_program_harness_checks_string_results():

@@ -14,10 +14,11 @@ from smolscript.types import (
     TYPE_MISMATCH_PREFIX,
     parse_type_mismatch,
 )
-from smolscript_sandbox.testing import ensure_service
 
 from tests.smolscript.test_verdict_policies import source, verdict
-from tests.smolscript.tiny_edition import rubric_rewards
+from tests.support.smolscript_edition import rubric_rewards
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("scoring_service")]
 
 DYNAMIC = ("javascript", "lua", "python")
 INT_N = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
@@ -90,11 +91,6 @@ ATTACKS = [
      None),  # read raw: an empty list, which prints "" (a wrong answer by its value)
     ("lua", "list[int]", "  return '1 2 3'\n", "the printed text itself", "string"),
 ]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def service() -> dict:
-    return ensure_service()
 
 
 def test_attacks_cover_every_dynamic_language_and_return_type():

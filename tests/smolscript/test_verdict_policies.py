@@ -11,9 +11,9 @@ import pytest
 from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES
 from smolscript.scoring import score_code
 from smolscript_sandbox.client import SandboxClient
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+from smolscript_sandbox.testing import TEST_URL
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("scoring_service")]
 
 INT_N = {"params": [{"name": "n", "type": "int"}], "returns": "int"}
 INTS = {"params": [{"name": "xs", "type": "list[int]"}], "returns": "int"}
@@ -39,11 +39,6 @@ async def verdict(language: str, signature: dict, code: str, tests: list[tuple])
     hidden = {"tests": [{"args": list(args), "expected": expected} for args, expected in tests]}
     async with SandboxClient(TEST_URL) as client:
         return await score_code(task(language, signature), hidden, code, client)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def service() -> dict:
-    return ensure_service()
 
 
 # ---------------------------------------------------------------- standard libraries (item 3)

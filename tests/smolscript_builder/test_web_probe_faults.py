@@ -17,17 +17,10 @@ from smolscript.data import load_hidden, load_references, load_tasks
 from smolscript.scoring import score_code
 from smolscript_builder.web.exploits import exploits
 from smolscript_sandbox.client import SandboxClient
-from smolscript_sandbox.testing import TEST_URL, ensure_service
+from smolscript_sandbox.testing import TEST_URL
 
 pytestmark = pytest.mark.integration
 OLD, NEW = "default-0.3.0", "default"
-
-
-@pytest.fixture(scope="module")
-def service() -> dict:
-    info = ensure_service()
-    assert info["browser"]["error"] is None, info["browser"]
-    return info
 
 
 def _cases(language: str, per_category: int) -> list[tuple[str, str]]:
@@ -57,7 +50,7 @@ CASES = _cases("css", per_category=9) + _cases("html", per_category=1)
 
 @pytest.mark.parametrize("task_id,name", CASES, ids=[f"{t}-{n}" for t, n in CASES])
 async def test_an_answer_doing_less_than_the_task_passes_0_3_0_and_scores_0_now(
-        service, task_id, name):
+        browser_service, task_id, name):
     before = await _score(OLD, task_id, name)
     assert before["passed"], (name, before["reason"], before["tests"])
     after = await _score(NEW, task_id, name)
@@ -73,7 +66,7 @@ def test_the_cases_cover_every_fault():
     assert len(css) == 9, css  # the 9 of 35 CSS tasks whose probes looked at the first match
 
 
-async def test_references_still_pass_on_both_editions(service):
+async def test_references_still_pass_on_both_editions(browser_service):
     """The stricter probes take nothing from a correct answer (a sample; the full validation
     runs every reference)."""
     for task_id in sorted({t for t, _ in CASES}):

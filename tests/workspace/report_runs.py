@@ -84,10 +84,11 @@ def smoltalkbench_run(folder: Path) -> Path:
                      {"dataset": "fixture", "judge_model": MODEL, "max_judge_error_rate": 0.1})
 
 
-def slm_eval_run(folder: Path) -> Path:
-    """Four ARC-Easy rows (3 right by acc_norm, 2 by acc) and four HellaSwag rows (1 right)."""
+def smol_slm_eval_run(folder: Path, env_id: str = "smol-slm-eval") -> Path:
+    """Four ARC-Easy rows (3 right by acc_norm, 2 by acc) and four HellaSwag rows (1 right), as
+    a run of `env_id` ("slm-eval": one recorded before the rename)."""
     rows = [{"info": {"id": f"arc-{i}", "benchmark": "arc_easy"},
              "metrics": {"acc": float(i < 2), "acc_norm": float(i < 3)}} for i in range(4)]
     rows += [{"info": {"id": f"hs-{i}", "benchmark": "hellaswag"},
               "metrics": {"acc": float(i < 1), "acc_norm": float(i < 1)}} for i in range(4)]
-    return write_run(folder, "slm-eval", rows, {"task": "slm"})
+    return write_run(folder, env_id, rows, {"task": "slm"})

@@ -27,7 +27,7 @@ ENTRY_POINTS = [
     ("python -m smol_envs_core.runs", "smol_envs_core.runs", []),
     ("smolscript", "smolscript.cli", ["evaluate", "report", "example-prompts"]),
     ("smoltalkbench-report", "smoltalkbench.cli", []),
-    ("slm-eval", "slm_eval.cli", ["tasks", "report", "int-index", "eval-avg"]),
+    ("smol-slm-eval", "smol_slm_eval.cli", ["tasks", "report", "int-index", "eval-avg"]),
     ("generate_pico_dsl_v1_benchmark.py", "scripts/generate_pico_dsl_v1_benchmark.py", []),
     ("create_smoltalkbench_dataset.py", "scripts/create_smoltalkbench_dataset.py", []),
     ("build_smolscript.py", "scripts/build_smolscript.py", []),

@@ -23,12 +23,15 @@ from tests.support.markdown import table_first_column
 
 pytestmark = pytest.mark.unit
 REPO = Path(__file__).resolve().parents[2]
+# smol-slm-eval's default task reads archives it downloads; the contract loads one task from a
+# small local file in the Hub schema instead (three made-up ARC-style questions).
+TINY_ARC = REPO / "tests" / "support" / "data" / "arc_easy_tiny.jsonl"
 
 
 @dataclass(frozen=True)
 class Env:
     """One environment: distribution name, module, folder, headline reward, and the arguments
-    that load it from packaged files only (no download)."""
+    that load it from packaged or local files only (no download)."""
 
     name: str
     module: str
@@ -42,6 +45,8 @@ ENVIRONMENTS = [
     Env("smolscript", "smolscript", "environments/smolscript", "passed"),
     Env("smoltalkbench", "smoltalkbench", "environments/smoltalkbench", "win_prob",
         (("dataset", "fixture"),)),
+    Env("smol-slm-eval", "smol_slm_eval", "environments/smol_slm_eval", "acc_norm",
+        (("task", "arc_easy"), ("data_path", str(TINY_ARC)))),
 ]
 
 
@@ -110,13 +115,15 @@ def test_offline_load_gives_a_policy_env_with_rows(case):
 
 
 def test_one_headline_reward_named_in_the_root_readme(case):
+    """The weight-1.0 reward is the one the root README's table names in its last column
+    (smol-slm-eval's headline is per task: the column lists them, `acc_norm` among them)."""
     spec, _, env = case
     rubric = our_rubric(env)
     weights = dict(zip(rubric._get_reward_func_names(), rubric.weights, strict=True))
     assert {name: w for name, w in weights.items() if w} == {spec.headline: 1.0}
     root = (REPO / "README.md").read_text()
-    assert re.search(rf"^\| \[`{re.escape(spec.name)}`\].*\| `{spec.headline}` \|$", root,
-                     flags=re.MULTILINE)
+    assert re.search(rf"^\| \[`{re.escape(spec.name)}`\].*\| [^|]*`{spec.headline}`[^|]*\|$",
+                     root, flags=re.MULTILINE)
 
 
 async def test_a_failed_model_call_stops_the_run_and_is_never_scored(case):
@@ -129,7 +136,7 @@ async def test_a_failed_model_call_stops_the_run_and_is_never_scored(case):
 
 
 @pytest.mark.parametrize("package", ["pico_dsl_v1", "smolscript", "smoltalkbench",
-                                     "smolscript_sandbox"])
+                                     "smol_slm_eval", "smolscript_sandbox"])
 def test_one_errors_module_with_one_infrastructure_error(package):
     """Each package keeps its errors in `errors.py`, with exactly one infrastructure error
     class: a subclass of the collection's InfrastructureError, which the policy recognises."""

@@ -167,7 +167,7 @@ COMMANDS = readme_commands()
 def test_the_readmes_show_commands():
     names = {argv[2] if argv[:2] == ["uv", "run"] else argv[0] for _, argv in COMMANDS}
     assert {"vf-eval", "smol-envs", "smol-envs-serve", "smolscript", "smoltalkbench-report",
-            "slm-eval"} <= names
+            "smol-slm-eval"} <= names
 
 
 @pytest.mark.parametrize("argv", [c[1] for c in COMMANDS], ids=[c[0] for c in COMMANDS])

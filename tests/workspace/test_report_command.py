@@ -16,7 +16,7 @@ from tests.workspace.report_runs import (
     ENDPOINT,
     MODEL,
     pico_run,
-    slm_eval_run,
+    smol_slm_eval_run,
     smolscript_run,
     smoltalkbench_run,
 )
@@ -30,7 +30,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     return {"pico": pico_run(root / "pico" / "a1"),
             "smolscript": smolscript_run(root / "smolscript" / "b2"),
             "smoltalkbench": smoltalkbench_run(root / "smoltalkbench" / "c3"),
-            "slm_eval": slm_eval_run(root / "slm" / "d4")}
+            "smol_slm_eval": smol_slm_eval_run(root / "slm" / "d4")}
 
 
 @pytest.fixture(autouse=True)
@@ -46,7 +46,7 @@ def _out(capsys) -> str:
 def test_each_environment_gets_its_table_under_one_header(runs, capsys):
     assert cli.main(["report", *map(str, runs.values())]) == 0
     out = _out(capsys)
-    for env_id in ("pico-dsl-v1", "smolscript", "smoltalkbench", "slm-eval"):
+    for env_id in ("pico-dsl-v1", "smolscript", "smoltalkbench", "smol-slm-eval"):
         assert f"{env_id}: {MODEL}" in out
     assert out.count(f"endpoint {ENDPOINT}") == 4 and out.count("date ") >= 4
     # pico: slice x level, "exact match x100 (rows)"
@@ -62,7 +62,7 @@ def test_each_environment_gets_its_table_under_one_header(runs, capsys):
     # smoltalkbench: win rates with denominators; the judge error excluded and counted
     assert "judged / total 11 / 12" in out and "52.3 ±" in out
     assert "judge errors (excluded) 1" in out and "warning: SmolLM and SmolLM2" in out
-    # slm_eval: per-task metrics, Int Index (refused for half of ARC), eval_avg
+    # smol-slm-eval: per-task metrics, Int Index (refused for half of ARC), eval_avg
     assert "arc_easy │ acc_norm │ 75.00 │ ± 21.65 │ [30.06, 95.44] Wilson │ 4" in out
     assert "eval_avg 50.00 ± " in out and "stratified bootstrap over rows within tasks" in out
     assert "Int Index n/a: ARC needs arc_easy and arc_challenge" in out
@@ -73,6 +73,24 @@ def test_each_environment_gets_its_table_under_one_header(runs, capsys):
     assert "micro_accuracy 22.2 ± 13.9 (95% CI [6.3, 54.7], Wilson, N=9)" in out
     # one task per language: nothing to resample within a language, so no interval
     assert "filtered_macro_score (not official) 22.2 ± n/a (95% CI [n/a, n/a]" in out
+
+
+@pytest.mark.unit
+def test_runs_recorded_under_the_former_slm_eval_id_are_still_reported(runs, tmp_path, capsys):
+    """smol-slm-eval was `slm-eval` before 0.3.0 (`slm_eval` in some metadata): its hook reports
+    such runs, says so, and counts them as the same environment for the version check."""
+    old = smol_slm_eval_run(tmp_path / "old", "slm-eval")
+    older = smol_slm_eval_run(tmp_path / "older", "slm_eval")
+    assert cli.main(["report", str(old), str(older), str(runs["smol_slm_eval"])]) == 0
+    out = _out(capsys)
+    assert out.count("arc_easy │ acc_norm │ 75.00 │ ± 21.65 │ [30.06, 95.44] Wilson │ 4") == 3
+    assert "recorded as slm-eval, the former id of smol-slm-eval" in out
+    assert "recorded as slm_eval, the former id of smol-slm-eval" in out
+    meta = json.loads((old / "metadata.json").read_text())
+    (old / "metadata.json").write_text(json.dumps({**meta, "behaviour_version": "0.9"}))
+    assert cli.main(["report", str(old), str(runs["smol_slm_eval"])]) == 2
+    assert "refusing to compare or pool smol-slm-eval runs of different behaviour versions" in (
+        capsys.readouterr().err)
 
 
 @pytest.mark.unit

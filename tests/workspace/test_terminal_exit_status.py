@@ -66,6 +66,14 @@ def test_a_misspelled_environment_exits_1_with_the_one_line_in_a_terminal():
     status, out = run_in_terminal([VF_EVAL, "pico-dsl", "-n", "1"])
     flat = " ".join(out.split())
     assert ("smol-envs: error: no environment 'pico-dsl' is installed (vf-eval looked for the "
-            "module pico_dsl); this collection's: pico-dsl-v1, slm-eval, smolscript, "
+            "module pico_dsl); this collection's: pico-dsl-v1, smol-slm-eval, smolscript, "
             "smoltalkbench (did you mean pico-dsl-v1?)") in flat, flat[-2000:]
+    assert status == 1, flat[-2000:]
+
+
+def test_the_former_slm_eval_id_exits_1_naming_the_new_one_in_a_terminal():
+    status, out = run_in_terminal([VF_EVAL, "slm-eval", "-n", "1"])
+    flat = " ".join(out.split())
+    assert "smol-envs: error: the environment 'slm-eval' is now 'smol-slm-eval'" in flat, \
+        flat[-2000:]
     assert status == 1, flat[-2000:]

@@ -14,11 +14,20 @@ this one with SMOL_ENVS_DEBUG set, goes to the previous hook unchanged. The inst
 environments are those registering a `smol_envs.report` entry point (each of the collection's
 environments does).
 
+A former id of one of them (`env_ids`, entry-point group `smol_envs.renamed`) gets
+`smol-envs: error: the environment 'OLD' is now 'NEW': run vf-eval NEW ...` instead, whatever
+vf-eval failed with: the former module may be absent (ModuleNotFoundError), or another
+distribution's module of that name may be installed (`slm-eval`'s PyPI namesake has module
+`slm_eval` and no `load_environment`: verifiers raises `RuntimeError("Failed to load
+environment 'slm-eval': ...")`).
+
 In a terminal, vf-eval's live display catches the import error itself (it prints it in its panel
 and the process would exit 0), so the hook also registers an exit handler: when vf-eval was given
 an environment id (its first argument) whose module is not installed, the process ends with the
 same one line, unless the excepthook already printed it, and exit status 1. The module is looked
-up at exit, when every path entry of the installed packages is in place.
+up at exit, when every path entry of the installed packages is in place. For a former id the
+exit handler does the same unless vf-eval imported a module of that name that does define
+`load_environment` (someone else's environment of that id).
 """
 
 from __future__ import annotations
@@ -30,9 +39,13 @@ import os
 import re
 import sys
 
-# What verifiers 0.3.1 raises when the environment's module cannot be imported.
+from .env_ids import REPORT_GROUP, env_key, installed_environments, renamed_environments
+
+# What verifiers 0.3.1 raises when the environment's module cannot be imported, and when the
+# module imported but loading the environment failed.
 _COULD_NOT_IMPORT = re.compile(r"^Could not import '(?P<env_id>.+?)' environment\.")
-ENTRY_POINT_GROUP = "smol_envs.report"
+_FAILED_TO_LOAD = re.compile(r"^Failed to load environment '(?P<env_id>.+?)'")
+ENTRY_POINT_GROUP = REPORT_GROUP
 COMMANDS = ("vf-eval",)
 MARK = "smol_envs_vfeval"
 
@@ -54,12 +67,32 @@ def unknown_environment(error: BaseException) -> str | None:
     return env_id if cause.name == module_name(env_id) else None
 
 
-def installed_environments() -> list[str]:
-    """The ids of this collection's installed environments, sorted (their `smol_envs.report`
-    entry points)."""
-    from importlib.metadata import entry_points
+def failed_environment(error: BaseException) -> str | None:
+    """The environment id named by any of vf-eval 0.3.1's failures to load an environment
+    (its module missing, or the module's `load_environment` absent or raising), else None.
+    Pure."""
+    if not isinstance(error, ValueError | RuntimeError):
+        return None
+    match = _COULD_NOT_IMPORT.match(str(error)) or _FAILED_TO_LOAD.match(str(error))
+    return match.group("env_id") if match else None
 
-    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)})
+
+def renamed_line(env_id: str, renamed: dict[str, str]) -> str | None:
+    """The one line for a former id (`renamed`: {env_key(former id): current id}, as
+    `env_ids.renamed_environments` gives), naming the current id; None for any other id.
+    Pure."""
+    current = renamed.get(env_key(env_id))
+    if current is None:
+        return None
+    return (f"smol-envs: error: the environment '{env_id}' is now '{current}': run vf-eval "
+            f"{current} with the same arguments (its README says why it was renamed)")
+
+
+def _renamed() -> dict[str, str]:
+    try:
+        return renamed_environments()
+    except ValueError:  # a packaging mistake must not hide the user's own error
+        return {}
 
 
 def message(env_id: str, installed: list[str]) -> str:
@@ -72,8 +105,13 @@ def message(env_id: str, installed: list[str]) -> str:
 
 
 def unknown_environment_line(error: BaseException) -> str | None:
-    """`message` for vf-eval's unknown-environment error, naming the installed environments;
-    None for any other exception."""
+    """`renamed_line` for vf-eval's failure to load a former id; else `message` for its
+    unknown-environment error, naming the installed environments; None for any other
+    exception."""
+    failed = failed_environment(error)
+    line = None if failed is None else renamed_line(failed, _renamed())
+    if line is not None:
+        return line
     env_id = unknown_environment(error)
     return None if env_id is None else message(env_id, installed_environments())
 
@@ -111,15 +149,22 @@ def requested_environment(argv: list[str]) -> str | None:
 
 
 def _exit_1_for_an_unknown_environment() -> None:
-    """At exit: the one line and status 1 when the requested environment is not installed
-    (vf-eval's live display caught the import error); nothing otherwise."""
+    """At exit: the one line and status 1 when the requested environment is not installed, or
+    is a former id (vf-eval's live display caught the error); nothing otherwise."""
     try:
         env_id = requested_environment(list(sys.argv))
         if env_id is None or _REPORTED or os.environ.get("SMOL_ENVS_DEBUG"):
             return
-        if importlib.util.find_spec(module_name(env_id)) is not None:
+        line = renamed_line(env_id, _renamed())
+        if line is not None:
+            loaded = sys.modules.get(module_name(env_id))
+            if loaded is not None and hasattr(loaded, "load_environment"):
+                return  # another distribution's environment of that id ran
+        elif importlib.util.find_spec(module_name(env_id)) is not None:
             return
-        print(message(env_id, installed_environments()), file=sys.stderr)
+        else:
+            line = message(env_id, installed_environments())
+        print(line, file=sys.stderr)
         sys.stderr.flush()
         sys.stdout.flush()
     except Exception:  # noqa: BLE001 - an exit handler must not hide the real exit

@@ -7,6 +7,7 @@ The names below are what environments' report hooks and commands use; rich, matp
 and scipy are imported only by the functions that draw or compute intervals.
 """
 
+from ..env_ids import env_key
 from .build import HOOK_GROUP, apply_hook, hooks, read_run, report_results, report_runs
 from .model import (
     UNVERSIONED,
@@ -23,7 +24,6 @@ from .model import (
     Table,
 )
 from .read import (
-    env_key,
     expect_environment,
     find_runs,
     make_row,

@@ -4,9 +4,11 @@ share a behaviour version, and ask that environment's report hook for its tables
 
 An environment registers its hook as an entry point in the group `smol_envs.report` (name: the
 environment id vf-eval records, e.g. `pico-dsl-v1`; value: a function `(Results) -> EnvReport`),
-so the core imports no environment. The hook reads only the `Results` it is given (never the
-disk) and returns plain tables, estimates and bar series; `text` and `html` render them, always
-headed by the run's provenance. Pure apart from reading the folders and loading the hooks.
+so the core imports no environment; a run recorded under a former id (`smol_envs.renamed`, see
+`env_ids`) goes to the environment's current hook, with a note saying so. The hook reads only
+the `Results` it is given (never the disk) and returns plain tables, estimates and bar series;
+`text` and `html` render them, always headed by the run's provenance. Pure apart from reading
+the folders and the installed entry points, and loading the hooks.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from ..env_ids import REPORT_GROUP, canonical_key, env_key, renamed_environments
 from ..errors import SmolEnvsError
 from .model import EnvReport, Hook, ReportError, Results, RunReport
-from .read import RESULTS_FILE, env_key, find_runs, read_results
+from .read import RESULTS_FILE, find_runs, read_results
 from .versions import check_versions
 
-HOOK_GROUP = "smol_envs.report"
+HOOK_GROUP = REPORT_GROUP
 
 
 def hooks() -> dict[str, Callable[[], Hook]]:
@@ -65,6 +68,8 @@ def report_results(runs: Sequence[Results], available: dict[str, Callable[[], Ho
                    allow_mixed_versions: bool = False) -> list[RunReport]:
     """The reports of runs already read, in order, after the behaviour-version check.
 
+    A run recorded under an environment's former id is reported by its current hook, with a
+    note naming both ids.
     Raises:
         MixedVersionsError: runs of one environment carry different behaviour versions and
             `allow_mixed_versions` is false (when true, the first report carries a note).
@@ -72,14 +77,21 @@ def report_results(runs: Sequence[Results], available: dict[str, Callable[[], Ho
     """
     allowed = check_versions([r.provenance for r in runs], allow_mixed_versions)
     available = hooks() if available is None else available
+    renamed = renamed_environments()
     reports = []
     for results in runs:
-        key = env_key(results.provenance.env_id)
+        recorded = results.provenance.env_id
+        key = canonical_key(recorded, renamed)
         if key not in available:
             known = ", ".join(sorted(available)) or "none installed"
             raise ReportError(f"{results.path.parent}: no report for environment "
-                              f"{results.provenance.env_id!r} (known: {known})")
-        reports.append(apply_hook(available[key](), results))
+                              f"{recorded!r} (known: {known})")
+        report = apply_hook(available[key](), results)
+        if key != env_key(recorded):
+            report = RunReport(report.header, report.body,
+                               (f"recorded as {recorded}, the former id of {key}",
+                                *report.skipped))
+        reports.append(report)
     if allowed and reports:
         reports[0] = RunReport(reports[0].header, reports[0].body,
                                (*reports[0].skipped, *allowed))

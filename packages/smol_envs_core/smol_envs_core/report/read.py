@@ -1,6 +1,7 @@
 """The one reader of what `vf-eval -s` saves: `results.jsonl` (one rollout per line, with
 `info`, `metrics`, `reward`) and the `metadata.json` beside it, into a `model.Results`; and the
-search of folders for runs. Reads files only; no verifiers.
+search of folders for runs. Reads files (and, for former environment ids, the installed entry
+points: `env_ids`) only; no verifiers.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..env_ids import canonical_key
 from .model import UNVERSIONED, Provenance, ReportError, Results, ResultsError, Row
 
 RESULTS_FILE = "results.jsonl"
@@ -23,11 +25,6 @@ def results_path(path: str | Path) -> Path:
     """`path` itself, or the results.jsonl inside it when it is the folder vf-eval wrote."""
     path = Path(path)
     return path / RESULTS_FILE if path.is_dir() else path
-
-
-def env_key(env_id: str) -> str:
-    """An environment id as runs are compared: `pico_dsl_v1` and `pico-dsl-v1` are one."""
-    return env_id.strip().lower().replace("_", "-")
 
 
 def _info(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -69,13 +66,13 @@ def provenance(path: Path, metadata: Mapping[str, Any], rows: Iterable[Row],
 
 def expect_environment(results: Results, env_id: str) -> None:
     """Refuse a run of another environment (by metadata.json's env_id) in an environment's
-    own report command.
+    own report command; a run recorded under the environment's former id (`env_ids`) is its.
 
     Raises:
         ReportError: the run's metadata names another environment.
     """
     found = results.metadata.get("env_id")
-    if found and env_key(found) != env_key(env_id):
+    if found and canonical_key(found) != canonical_key(env_id):
         raise ReportError(f"{results.path.parent} is a {found} run, not {env_id}: report it with "
                           f"`smol-envs report {results.path.parent}`")
 

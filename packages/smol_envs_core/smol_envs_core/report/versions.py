@@ -3,15 +3,17 @@
 A behaviour version names the scoring that produced a run's rows (each row's
 `info["behaviour_version"]`, else metadata.json's; runs without one are "unversioned"). Two
 versions of one environment may give different verdicts for the same reply, so their figures
-are not comparable: the report refuses them in one line unless told to allow them. Pure.
+are not comparable: the report refuses them in one line unless told to allow them. Runs recorded
+under an environment's former id count as its own (`env_ids`). Pure apart from reading the
+installed entry points that name former ids.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..env_ids import canonical_key, renamed_environments
 from .model import Provenance, ReportError
-from .read import env_key
 
 ALLOW_FLAG = "--allow-mixed-versions"
 
@@ -21,12 +23,15 @@ class MixedVersionsError(ReportError):
 
 
 def mixed_versions(runs: Sequence[Provenance]) -> dict[str, dict[str, list[str]]]:
-    """{environment: {version: [run paths]}} for every environment whose runs (or rows) carry
-    more than one behaviour version; {} when every environment is consistent."""
+    """{environment: {version: [run paths]}} for every environment (by its current id's
+    `env_key`) whose runs (or rows) carry more than one behaviour version; {} when every
+    environment is consistent."""
+    renamed = renamed_environments()
     seen: dict[str, dict[str, list[str]]] = {}
     for run in runs:
         for version in run.behaviour_versions:
-            seen.setdefault(env_key(run.env_id), {}).setdefault(version, []).append(str(run.path))
+            by_version = seen.setdefault(canonical_key(run.env_id, renamed), {})
+            by_version.setdefault(version, []).append(str(run.path))
     return {env: by_version for env, by_version in seen.items() if len(by_version) > 1}
 
 

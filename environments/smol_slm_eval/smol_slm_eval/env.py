@@ -1,0 +1,248 @@
+"""verifiers wiring: one environment per task, the `int_index` and `slm` groups.
+
+The only module importing verifiers. Multiple-choice tasks do not generate: `LoglikEnv` asks
+the endpoint for the log-likelihood of each choice (after the echo probe) in place of a model
+response, and its completion is the predicted choice's letter. math_500 and bfcl_v4 generate
+through vf-eval's client as usual. Every task is scored once per rollout by `scorer`'s functions
+(the rubric is generated from `scorer.declaration`, `smol_envs_core.classic.DeclaredRubric`);
+an infrastructure failure (endpoint down, failing the echo probe) stops the run, for one task
+and for the `int_index`/`slm` groups alike (`RunFailurePolicy`). smol-slm-eval is evaluation-only:
+`get_dataset()` (a train split) raises `EvaluationOnlyError`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import time
+from typing import Any
+
+import verifiers as vf
+from smol_envs_core import vf031
+from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.errors import (
+    InfrastructureError,
+    install_excepthook,
+    reject_unknown_arguments,
+)
+from smol_envs_core.policy import PolicyEnv, RunFailurePolicy
+from smol_envs_core.scoring import Score
+
+from . import bfcl, math500
+from .data import load_rows
+from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
+from .loglik_client import continuation_logliks, probe
+from .mc import mc_record
+from .prompts import PROMPT_STYLES, mc_request
+from .scorer import BEHAVIOUR_VERSION, declaration, score_choice, score_reply
+from .tasks import (
+    BFCL,
+    BFCL_CATEGORIES,
+    BFCL_MULTI_TURN,
+    GROUPS,
+    KIND_METRICS,
+    MATH,
+    MC,
+    TASKS,
+    bfcl_task_category,
+    task_names,
+)
+
+LETTERS = "ABCDEFGHIJ"
+GPQA_PROMPT = "[GPQA Diamond question withheld from logs: scored by log-likelihood]"
+
+
+LEGACY_RECORD_KEY = "score_record"
+"""The task's own record (mc/math/bfcl fields, e.g. `logliks`), kept where results read it."""
+
+
+def _headline(kind: str) -> str:
+    return KIND_METRICS[kind][0]
+
+
+METRICS = {kind: reward_functions(declaration(kind, _headline(kind))) for kind in (MC, MATH, BFCL)}
+
+
+class TaskRubric(DeclaredRubric):
+    """The rubric made from `scorer.declaration(kind, headline)`: each rollout scored once by
+    `scorer.score_reply` (math_500, bfcl_v4) or `scorer.score_choice` (multiple choice, from
+    the log-likelihoods `LoglikEnv` recorded)."""
+
+    def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False):
+        super().__init__(declaration(kind, headline), self.score_of)
+        self.kind, self.headline, self.rows, self.tier2 = kind, headline, rows, tier2
+
+    def score_of(self, state: dict) -> Score:
+        """The rollout's Score; the task's own record is also kept in `state["score_record"]`.
+
+        Raises:
+            InfrastructureError: a multiple-choice rollout without log-likelihoods.
+        """
+        if self.kind == MC:
+            record = state.get("mc_record")
+            if record is None:
+                raise InfrastructureError("model endpoint", "no log-likelihoods were recorded")
+            score = score_choice(record, self.headline)
+        else:
+            row = self.rows[state["info"]["id"]]
+            score = score_reply(classic_reply(state), row, self.kind, self.headline, self.tier2)
+        state[LEGACY_RECORD_KEY] = score.details
+        return score
+
+
+class EvalOnly:
+    """Mixin for a verifiers Environment without a train split: `get_dataset()` refuses."""
+
+    def get_dataset(self, n: int = -1, seed: int | None = None) -> Any:
+        """Raises EvaluationOnlyError: smol-slm-eval has no train split (see its message)."""
+        raise EvaluationOnlyError("train split")
+
+
+class TaskEnv(EvalOnly, PolicyEnv):
+    """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split."""
+
+    behaviour_version = BEHAVIOUR_VERSION
+
+
+class TaskGroup(EvalOnly, RunFailurePolicy, vf.EnvGroup):
+    """The `int_index` and `slm` groups: verifiers' EnvGroup with the run failure policy (an
+    infrastructure failure in any component stops the run, non-zero) and no train split."""
+
+    behaviour_version = BEHAVIOUR_VERSION
+
+
+class LoglikEnv(EvalOnly, PolicyEnv):
+    """Multiple choice by log-likelihood: the 'response' is the predicted choice's letter."""
+
+    behaviour_version = BEHAVIOUR_VERSION
+
+    def __init__(self, items: dict[str, tuple], headline: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.items, self.headline = items, headline
+
+    async def get_model_response(self, state: Any, prompt: Any, client: Any = None,
+                                 model: str | None = None, **_: Any) -> vf031.Response:
+        """Score the choices by log-likelihood (probe first) and answer with the predicted letter.
+
+        Raises:
+            InfrastructureError: the endpoint failed or returned no usable log-likelihoods."""
+        client = client if client is not None else state["client"]
+        openai_client = getattr(client, "client", client)
+        model = model or state["model"]
+        context, continuations, choices, gold = self.items[state["info"]["id"]]
+        try:
+            await probe(openai_client, model)
+            logliks = await continuation_logliks(openai_client, model, context, continuations)
+        except InfrastructureError:
+            raise
+        except Exception as exc:  # connection, HTTP, timeouts: the endpoint, not the model
+            url = str(getattr(openai_client, "base_url", "")) or None
+            raise InfrastructureError("model endpoint", f"{type(exc).__name__}: {exc}",
+                                      url) from exc
+        record = mc_record(logliks, choices, gold)
+        state["mc_record"] = record
+        letter = LETTERS[record["pred_norm" if self.headline == "acc_norm" else "pred"]]
+        return vf031.synthetic_response("smol-slm-eval-loglik", int(time.time()), str(model),
+                                        letter)
+
+
+def _dataset(records: list[dict]):
+    from datasets import Dataset
+
+    return Dataset.from_list(records)
+
+
+def _select(rows: list[dict], num_examples: int) -> list[dict]:
+    return rows if num_examples is None or num_examples < 0 else rows[:num_examples]
+
+
+def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed",
+                   data_path: str | None = None, enable_tier2_metric: bool = False,
+                   bfcl_categories: list[str] | None = None) -> vf.Environment:
+    """One task's environment (rows loaded and checked here; see `load_environment`)."""
+    spec = TASKS[task]
+    rows = load_rows(task, data_path)
+    if spec.kind == BFCL and bfcl_categories:
+        rows = [r for r in rows if r["category"] in bfcl_categories]
+    rows = _select(rows, num_examples)
+    by_id = {r["id"]: r for r in rows}
+    if enable_tier2_metric and bfcl_task_category(task) in BFCL_MULTI_TURN:
+        raise ConfigError(f"{task}: multi-turn BFCL has no Tier 2 here (the official metric is "
+                          "interactive: run BFCL's own runner); use enable_tier2_metric=false")
+    headline = "ast_match" if spec.kind == BFCL and enable_tier2_metric else spec.metric
+    rubric = TaskRubric(spec.kind, headline, by_id, tier2=enable_tier2_metric)
+    if spec.kind == MC:
+        items = {r["id"]: mc_request(task, r, prompt_style) for r in rows}
+        records = [{"prompt": [{"role": "user", "content": (
+            GPQA_PROMPT if task == "gpqa_diamond" else items[r["id"]][0])}],
+            "answer": LETTERS[items[r["id"]][3]], "info": {"id": r["id"], "benchmark": task}}
+            for r in rows]
+        dataset = _dataset(records)
+        return LoglikEnv(items, headline, eval_dataset=dataset, rubric=rubric)
+    if spec.kind == MATH:
+        records = [{"prompt": [{"role": "user", "content": math500.math_prompt(r["problem"])}],
+                    "answer": r["answer"], "info": {"id": r["id"], "benchmark": task}}
+                   for r in rows]
+        sampling = {"temperature": 0.0, "stop": math500.STOP, "max_tokens": math500.MAX_TOKENS}
+    else:
+        records = [{"prompt": [{"role": "user", "content": bfcl.bfcl_prompt(r)}],
+                    "answer": "", "info": {"id": r["id"], "benchmark": task,
+                                           "category": r["category"]}} for r in rows]
+        sampling = {"temperature": 0.0, "stop": bfcl.STOP, "max_tokens": bfcl.MAX_TOKENS}
+    return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling)
+
+
+def load_environment(task: str = "hellaswag", num_examples: int = -1,
+                     prompt_style: str = "seed", data_path: str | None = None,
+                     enable_tier2_metric: bool = False, bfcl_category: str | None = None,
+                     **kwargs: Any) -> vf.Environment:
+    """Build the smol-slm-eval environment for one task or a group.
+
+    Args:
+        task: one of the eight benchmarks, "int_index" (its components as an EnvGroup) or
+            "slm" (all eight); a group skips, and names on stderr, components without data.
+        num_examples: rows per task; -1 = all.
+        prompt_style: "seed" (bare context/question) or "lm_eval" (lm-evaluation-harness's).
+        data_path: a local file (Hub schema) or BFCL data folder for a single task.
+        enable_tier2_metric: bfcl_v4: score `ast_match` as the reward (Tier 2).
+        bfcl_category: bfcl_v4: keep one of the seven single-turn categories (the four
+            multi-turn ones are tasks by name: bfcl_v4_multi_turn_base, ...).
+        **kwargs: refused (UnknownArgumentError, a TypeError naming the valid arguments): a
+            misspelled argument must not silently run the defaults.
+
+    The environment is evaluation-only: `get_eval_dataset()` holds the rows, `get_dataset()`
+    (a train split) raises EvaluationOnlyError.
+
+    Raises:
+        ConfigError: unknown task, prompt style or category (the message lists valid values).
+        DataUnavailableError: a task's data is missing (the message names how to supply it).
+    """
+    install_excepthook()  # an error below reaches the user as one line
+    reject_unknown_arguments("smol-slm-eval", kwargs,
+                             list(inspect.signature(load_environment).parameters)[:-1])
+    if task not in task_names():
+        raise ConfigError(f"unknown task {task!r}; valid: {', '.join(task_names())}")
+    if prompt_style not in PROMPT_STYLES:
+        raise ConfigError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
+    if bfcl_category is not None and bfcl_category not in BFCL_CATEGORIES:
+        raise ConfigError(f"bfcl_category must be one of {BFCL_CATEGORIES}")
+    if data_path is not None and task in GROUPS:
+        raise ConfigError("data_path applies to a single task, not a group")
+    options = {"num_examples": num_examples, "prompt_style": prompt_style,
+               "enable_tier2_metric": enable_tier2_metric,
+               "bfcl_categories": [bfcl_category] if bfcl_category else None}
+    if task not in GROUPS:
+        return build_task_env(task, data_path=data_path, **options)
+    names, envs, missing = [], [], []
+    for name in GROUPS[task]:
+        try:
+            envs.append(build_task_env(name, **options))
+            names.append(name)
+        except DataUnavailableError as exc:
+            missing.append(f"{name} ({exc})")
+    if missing:
+        print(f"smol-slm-eval: {task}: skipping tasks without data: " + "; ".join(missing),
+              file=sys.stderr)
+    if not envs:
+        raise DataUnavailableError(f"{task}: no component has data")
+    return TaskGroup(envs=envs, env_names=names)

@@ -1,0 +1,158 @@
+"""The local server's echo log-probabilities against a direct in-process computation, and the
+probe against both our server and llama-cpp-python's own (shifted) echo."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from smol_slm_eval.errors import EndpointRefusedError
+from smol_slm_eval.loglik_client import continuation_logliks, probe
+
+pytestmark = pytest.mark.integration
+
+CONTEXT = "Question: Which of these is a gas at room temperature?\nAnswer:"
+CHOICES = [" ice", " steam", " a rock", " liquid water"]
+
+
+@pytest.fixture(scope="module")
+def llama():
+    """A direct, separate in-process copy of the model the server runs."""
+    from llama_cpp import Llama
+    from smol_envs_core.serve import N_CTX, model_path
+
+    return Llama(model_path=str(model_path()), n_ctx=N_CTX, n_threads=2, logits_all=True,
+                 verbose=False)
+
+
+def direct_logprobs(llama, text: str) -> tuple[list[int], list[float]]:
+    """Fresh evaluation (no cache reuse): log p(token i | tokens < i) for i >= 1."""
+    tokens = llama.tokenize(text.encode(), add_bos=True, special=True)
+    llama.reset()
+    llama.eval(tokens)
+    logits = np.asarray(llama.scores[: len(tokens)], dtype=np.float64)
+    logits -= logits.max(axis=1, keepdims=True)
+    logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    return tokens, [float(logp[i - 1, tokens[i]]) for i in range(1, len(tokens))]
+
+
+def post(base_url: str, body: dict) -> dict:
+    request = urllib.request.Request(f"{base_url}/completions", data=json.dumps(body).encode(),
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as reply:
+        return json.load(reply)
+
+
+def test_server_echo_equals_direct_computation(local_model_base_url, local_model_name, llama):
+    prompts = [CONTEXT + c for c in CHOICES]
+    reply = post(local_model_base_url, {"model": local_model_name, "prompt": prompts,
+                                        "echo": True, "logprobs": 1, "max_tokens": 1,
+                                        "temperature": 0})
+    assert len(reply["choices"]) == 4
+    for choice, prompt in zip(sorted(reply["choices"], key=lambda c: c["index"]), prompts,
+                              strict=True):
+        logprobs = choice["logprobs"]
+        tokens, direct = direct_logprobs(llama, prompt)
+        echoed = logprobs["token_logprobs"][: len(tokens)]
+        assert echoed[0] is None  # SmolLM2 adds no BOS: nothing conditions the first token
+        np.testing.assert_array_equal(echoed[1:], direct)  # both evaluate afresh
+        assert "".join(logprobs["tokens"][: len(tokens)]) == prompt
+        assert logprobs["text_offset"][len(tokens)] == len(prompt)  # the generated token
+        assert choice["text"].startswith(prompt)
+
+
+def echo_values(base_url: str, model: str, prompts: list[str]) -> dict[str, list]:
+    """{prompt: its echoed token log-probabilities} from one request."""
+    reply = post(base_url, {"model": model, "prompt": prompts, "echo": True, "logprobs": 1,
+                            "max_tokens": 1, "temperature": 0})
+    by_index = sorted(reply["choices"], key=lambda c: c["index"])
+    return {p: c["logprobs"]["token_logprobs"] for p, c in zip(prompts, by_index, strict=True)}
+
+
+def test_echo_logprobs_do_not_depend_on_request_history(local_model_base_url,
+                                                        local_model_name):
+    """One row's four prompts scored in several orders, after requests that share their prefix
+    (the case where cache reuse gave 0.12 nats once): every number is bit-identical."""
+    prompts = [CONTEXT + c for c in CHOICES]
+    other = "Question: Which of these is a liquid at room temperature?\nAnswer:"
+    orders = [
+        [prompts],                                    # alone, in order
+        [[other + " oil"], list(reversed(prompts))],  # after a shared-prefix request, reversed
+        [[CONTEXT]] + [[p] for p in prompts[::-1]],  # one prompt per request, the context first
+        [[CONTEXT + " steam and ice"], prompts[2:] + prompts[:2]],
+    ]
+    seen = []
+    for order in orders:
+        values: dict[str, list] = {}
+        for request in order:
+            values.update(echo_values(local_model_base_url, local_model_name, request))
+        seen.append({p: values[p] for p in prompts})
+    for later in seen[1:]:
+        assert later == seen[0]  # exact equality, not a tolerance
+
+
+def test_greedy_generation_does_not_depend_on_request_history(local_model_base_url,
+                                                              local_model_name):
+    body = {"model": local_model_name, "prompt": CONTEXT, "max_tokens": 12, "temperature": 0,
+            "logprobs": 1}
+    first = post(local_model_base_url, body)["choices"][0]
+    post(local_model_base_url, {**body, "prompt": CONTEXT + " steam, because"})
+    post(local_model_base_url, {**body, "prompt": CONTEXT[:20]})
+    again = post(local_model_base_url, body)["choices"][0]
+    assert again["text"] == first["text"]
+    assert again["logprobs"]["token_logprobs"] == first["logprobs"]["token_logprobs"]
+
+
+def test_server_refuses_max_tokens_zero(local_model_base_url, local_model_name):
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        post(local_model_base_url, {"model": local_model_name, "prompt": CONTEXT, "echo": True,
+                                    "logprobs": 1, "max_tokens": 0})
+    assert caught.value.code == 400
+
+
+def test_client_sums_match_direct_continuation_logprobs(local_model_base_url, local_model_name,
+                                                        llama):
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=local_model_base_url, api_key="EMPTY")
+    logliks = asyncio.run(continuation_logliks(client, local_model_name, CONTEXT, CHOICES))
+    context_tokens = len(llama.tokenize(CONTEXT.encode(), add_bos=True, special=True))
+    for value, choice in zip(logliks, CHOICES, strict=True):
+        _, direct = direct_logprobs(llama, CONTEXT + choice)
+        assert value == pytest.approx(sum(direct[context_tokens - 1:]), abs=5e-3)
+
+
+def test_probe_accepts_our_server(local_model_base_url, local_model_name):
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=local_model_base_url, api_key="EMPTY")
+    asyncio.run(probe(client, local_model_name))
+
+
+class StockEcho:
+    """An OpenAI-like client over llama-cpp-python's own create_completion (its echo path)."""
+
+    def __init__(self, llama):
+        self.completions = SimpleNamespace(create=self.create)
+        self.base_url = "in-process://llama-cpp-python"
+        self.llama = llama
+
+    async def create(self, model, prompt, **kwargs):
+        prompts = [prompt] if isinstance(prompt, str) else prompt
+        choices = []
+        for index, text in enumerate(prompts):
+            self.llama.reset()
+            out = self.llama.create_completion(text, **kwargs)["choices"][0]
+            logprobs = SimpleNamespace(**out["logprobs"])
+            choices.append(SimpleNamespace(index=index, text=out["text"], logprobs=logprobs))
+        return SimpleNamespace(choices=choices)
+
+
+def test_probe_refuses_llama_cpp_python_stock_echo(llama):
+    with pytest.raises(EndpointRefusedError, match="disagree"):
+        asyncio.run(probe(StockEcho(llama), "SmolLM2-135M-Instruct"))
