@@ -22,6 +22,8 @@ from .text import header_rows, notes
 START = "<!-- leaderboard:start -->"
 END = "<!-- leaderboard:end -->"
 REGENERATE = "uv run smol-envs report results/baselines --update-readme README.md"
+# The short method names of `statistics`, spelled out in the leaderboard's footnote.
+METHOD_NAMES = {"Wilson": "Wilson score interval", "t": "Student's t interval"}
 
 
 def escape(text: str) -> str:
@@ -94,7 +96,8 @@ def leaderboard_markdown(board: Leaderboard, base: Path | None = None) -> str:
             text += "".join(f"; {label}" for label in (s.subset, s.caveat) if label)
             row.append(text)
         rows.append(row)
-    footnotes = "95% intervals: " + "; ".join(f"{marks[m]} {m}" for m in methods) + \
+    footnotes = "95% intervals: " + " · ".join(f"{marks[m]} {METHOD_NAMES.get(m, m)}"
+                                              for m in methods) + \
         ". Cells: value ± standard error [95% interval] N; a subset is labelled, never the " \
         "benchmark's score."
     runs = []
