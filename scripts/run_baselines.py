@@ -118,10 +118,9 @@ def sources_sha256(package: str) -> str:
 
 def model_file(key: str) -> Path:
     """The GGUF file the local server serves for model `key`."""
-    from smol_envs_core import serve
+    from smol_envs_core import models
 
-    locate = getattr(serve, "model_file", None)
-    return Path(locate(key)) if locate is not None else serve.model_path()
+    return Path(models.get(key).locate())
 
 
 def machine() -> dict:

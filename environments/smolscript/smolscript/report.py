@@ -20,9 +20,11 @@ or carrying another dataset sha256 than the edition loaded, is refused (ReportEr
 Every figure comes from the core results model (`smol_envs_core.report.Results`): a vf-eval run
 through the core reader, or the evaluator's results.json (`smolscript evaluate`, this package's
 own format) through `evaluator_results`. `summarize` is pure; `check_dataset` compares the rows'
-dataset hash with the loaded edition's; `report_hook` gives the tables, the chart and the
-headline with its intervals (a stratified bootstrap over tasks within languages for the macro
-score, Wilson for micro_accuracy) to the core renderer.
+dataset hash with the loaded edition's; `report_hook` gives the tables, the chart, the headline
+with its intervals (a stratified bootstrap over tasks within languages for the macro score,
+Wilson for micro_accuracy), the coverage of a subset and the leaderboard cell to the core
+renderer; `compare_hook` gives `smol-envs compare` the tasks (key: the task id; stratum: its
+language), the macro Pass@1 as the headline and the per-language and per-difficulty tables.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from smol_envs_core.report import (
     EnvReport,
     Estimate,
     Results,
+    Standing,
     Table,
     binary,
     make_row,
@@ -49,6 +52,7 @@ from smol_envs_core.report import (
 )
 from smol_envs_core.report import ReportError as CoreReportError
 from smol_envs_core.report import fmt as _fmt
+from smol_envs_core.report.compare import MACRO, Breakdown, Measure, Outcome, PairedView
 
 from smolscript.data import DIFFICULTIES
 from smolscript.errors import ReportError
@@ -382,11 +386,76 @@ def report_hook(results: Results, edition: str = "default") -> EnvReport:
     notes += [f"scored with {tool}: {' | '.join(versions)}"
               for tool, versions in summary.get("toolchains", {}).items()]
     macro = summary["estimates"]["macro"]
+    subset = coverage(summary, results.env_args)
     return EnvReport(
         dataset_version=f"edition {summary['edition']}, sha256 {sha[:12]}",
         status=summary["status"],
         headline=((name, macro), ("micro_accuracy", summary["estimates"]["micro_accuracy"])),
-        tables=(language_table(summary),), charts=(language_bars(summary),), notes=tuple(notes))
+        tables=(language_table(summary),), charts=(language_bars(summary),), notes=tuple(notes),
+        subset=subset, leaderboard=(Standing("smolscript Score", macro, subset),))
+
+
+SELECTION_ARGS = ("languages", "difficulties", "per_language", "num_examples")
+
+
+def coverage(summary: Mapping[str, Any], env_args: Mapping[str, Any]) -> str | None:
+    """None for the official score (every task of the edition), else what the run covers:
+    the selection (languages, difficulties, per_language, num_examples) and the tasks scored
+    out of the edition's, labelled as not the official score (a partial run: not a score)."""
+    if summary["status"] == "official":
+        return None
+    from smolscript import data
+
+    total = len(data.load_tasks(summary["edition"]))
+    chosen = [f"{name} {_shown(env_args[name])}" for name in SELECTION_ARGS
+              if env_args.get(name) not in (None, -1, [], "")]
+    selection = f"{', '.join(chosen)}: " if chosen else ""
+    if not summary["complete"]:
+        return (f"{selection}{summary['tasks_scored']} of {total} tasks scored, "
+                f"{summary['status']}")
+    return f"{selection}{summary['tasks_scored']} of {total} tasks, not the official score"
+
+
+def _shown(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+
+
+PASS_AT_1 = Measure("Pass@1 x100", "passed")
+
+
+def compare_hook(results: Results, edition: str = "default") -> PairedView:
+    """The `smol_envs.compare` hook: each scored task keyed by its id in its language's
+    stratum, with passed, syntax_ok and hidden_test_pass_rate; the headline is the macro
+    Pass@1 over languages (the SmolScript Score's formula, on the tasks both runs scored),
+    with micro Pass@1 and the macro syntax and hidden-test rates, per language and per
+    difficulty. Tasks without a prediction or with an infrastructure error are excluded and
+    counted. The dataset is checked as the report checks it (ReportError, DataError)."""
+    summary = summarize_results(results, edition)
+    records = records_from_results(results)
+    def left_out(record: Mapping[str, Any]) -> str | None:
+        return ("no prediction" if is_missing_prediction(record)
+                else "infrastructure error" if record["infra_error"] else None)
+
+    scored = [r for r in records if left_out(r) is None]
+    excluded = tuple((str(r["id"]), left_out(r)) for r in records if left_out(r) is not None)
+    outcomes = tuple(Outcome(
+        key=str(r["id"]), stratum=r["language"],
+        values={"passed": float(r["passed"]), "syntax_ok": float(r["syntax_ok"]),
+                "hidden_test_pass_rate": float(r["hidden_test_pass_rate"])},
+        groups={"language": r["language"], "difficulty": str(r.get("difficulty"))})
+        for r in scored)
+    return PairedView(
+        dataset=f"edition {summary['edition']}, sha256 {summary['dataset_sha256'][:12]}",
+        outcomes=outcomes,
+        headline=Measure("macro Pass@1 over languages (SmolScript Score formula)", "passed",
+                         MACRO, label="languages"),
+        flip_metric="passed",
+        measures=(Measure("micro Pass@1 x100", "passed"),
+                  Measure("macro syntax success", "syntax_ok", MACRO, label="languages"),
+                  Measure("macro hidden-test pass rate", "hidden_test_pass_rate", MACRO,
+                          label="languages")),
+        breakdowns=(Breakdown("language", PASS_AT_1), Breakdown("difficulty", PASS_AT_1)),
+        excluded=excluded)
 
 
 def hook_for(edition: str) -> Callable[[Results], EnvReport]:

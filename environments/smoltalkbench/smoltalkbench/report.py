@@ -13,9 +13,13 @@ reasons when they were saved.
   model of the judge's raw preference on tanh(length difference / its std), predicted at a zero
   length difference. AlpacaEval's GLM also has model and instruction-difficulty terms fitted over
   many models; with one model and one reference only the intercept and the length term remain.
+  Its 95% interval: a seeded bootstrap over the judged samples (the fit repeated on each
+  resample, all resamples at once by Newton's method).
 
-Pure computation (`summarize`) and the hook's tables (`report_hook`); the core renders them and
-reads the files.
+Pure computation (`summarize`), the hook's tables, coverage and leaderboard cell
+(`report_hook`), and the rows `smol-envs compare` pairs (`compare_hook`: key the prompt id,
+judge errors excluded, the length-penalized win_prob the headline, per group and category); the
+core renders them and reads the files.
 """
 
 from __future__ import annotations
@@ -31,14 +35,19 @@ from smol_envs_core.report import (
     Bars,
     Cell,
     EnvReport,
+    Estimate,
     Results,
     Row,
+    Standing,
     Table,
     mean_score,
     mean_stderr,
 )
 from smol_envs_core.report import fmt as _fmt
 from smol_envs_core.report import mean as _mean
+from smol_envs_core.report.compare import Breakdown, Measure, Outcome, PairedView
+from smol_envs_core.report.coverage import subset_label
+from smol_envs_core.report.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 
 from smoltalkbench.defaults import DEFAULT_DATASET, DEFAULT_JUDGE_MODEL
 from smoltalkbench.errors import DataError
@@ -119,6 +128,7 @@ def contamination_warning(model: str | None) -> str | None:
 
 
 HINT = " (not a smoltalkbench run?)"
+WIN_RATE = "win rate x100 (length-penalized)"
 
 
 def _reason_kind(reason: str) -> str:
@@ -172,6 +182,49 @@ def rate(name: str, samples: Sequence[Sample]) -> Rate:
     return Rate(name, len(judged), len(samples) - len(judged), 100 * average, 100 * stderr)
 
 
+def _lc_fits(y: Any, d: Any) -> Any:
+    """The LC fit of each row of `y` and `d` (arrays of shape (B, n)): 100 * sigmoid(b0) of the
+    L2-penalised logistic fit of y on tanh(d / std(d)), by damped Newton steps on all rows at
+    once (the objective is convex: every row converges to its one minimum)."""
+    import numpy as np
+    from scipy.special import expit, log_expit
+
+    n = y.shape[1]
+    sd = d.std(axis=1, ddof=1, keepdims=True) if n > 1 else np.zeros((y.shape[0], 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.where(sd > 0, np.tanh(d / np.where(sd > 0, sd, 1.0)), 0.0)
+    beta = np.zeros((y.shape[0], 2))
+
+    def loss(b: Any) -> Any:
+        z = b[:, :1] + b[:, 1:] * x
+        return (-np.sum(y * log_expit(z) + (1 - y) * log_expit(-z), axis=1)
+                + L2_PENALTY * np.sum(b * b, axis=1))
+
+    current = loss(beta)
+    for _ in range(100):
+        p = expit(beta[:, :1] + beta[:, 1:] * x)
+        r, w = p - y, p * (1 - p)
+        g = np.stack([r.sum(1), (r * x).sum(1)], axis=1) + 2 * L2_PENALTY * beta
+        h00 = w.sum(1) + 2 * L2_PENALTY
+        h01 = (w * x).sum(1)
+        h11 = (w * x * x).sum(1) + 2 * L2_PENALTY
+        det = h00 * h11 - h01 * h01
+        step = np.stack([(h11 * g[:, 0] - h01 * g[:, 1]) / det,
+                         (h00 * g[:, 1] - h01 * g[:, 0]) / det], axis=1)
+        scale = np.ones((y.shape[0], 1))
+        for _ in range(30):  # halve the steps that do not lower the loss
+            trial = loss(beta - scale * step)
+            worse = trial > current + 1e-12
+            if not worse.any():
+                break
+            scale[worse] /= 2
+        beta = beta - scale * step
+        current = loss(beta)
+        if np.max(np.abs(scale * step)) < 1e-10:
+            break
+    return 100 * expit(beta[:, 0])
+
+
 def length_controlled_win_rate(
     preferences: Sequence[float], length_diffs: Sequence[float]
 ) -> float:
@@ -183,25 +236,37 @@ def length_controlled_win_rate(
     differences do not vary, only the intercept is fitted. NaN for no samples.
     """
     import numpy as np
-    from scipy.optimize import minimize
-    from scipy.special import expit, log_expit
 
     y = np.asarray(preferences, dtype=float)
     if y.size == 0:
         return math.nan
+    return float(_lc_fits(y[None, :], np.asarray(length_diffs, dtype=float)[None, :])[0])
+
+
+LC_METHOD = f"bootstrap over judged samples, {BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}"
+
+
+def lc_estimate(preferences: Sequence[float], length_diffs: Sequence[float]) -> Estimate:
+    """The LC win rate (x100) with a seeded bootstrap 95% interval over the samples (the 2.5th
+    and 97.5th percentiles of the refits; standard error their n-1 standard deviation); no
+    interval for fewer than two samples."""
+    import numpy as np
+
+    y = np.asarray(preferences, dtype=float)
     d = np.asarray(length_diffs, dtype=float)
-    sd = d.std(ddof=1) if d.size > 1 else 0.0
-    x = np.tanh(d / sd) if sd > 0 else np.zeros_like(d)
-
-    def loss(beta: np.ndarray) -> tuple[float, np.ndarray]:
-        z = beta[0] + beta[1] * x
-        nll = -np.sum(y * log_expit(z) + (1 - y) * log_expit(-z))
-        residual = expit(z) - y
-        grad = np.array([residual.sum(), (residual * x).sum()]) + 2 * L2_PENALTY * beta
-        return nll + L2_PENALTY * float(beta @ beta), grad
-
-    fit = minimize(loss, np.zeros(2), jac=True, method="L-BFGS-B")
-    return float(100 * expit(fit.x[0]))
+    point = length_controlled_win_rate(y, d)
+    if y.size < 2:
+        return Estimate(point, int(y.size), math.nan, math.nan, math.nan, LC_METHOD)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    block = max(1, 2_000_000 // y.size)
+    fits = []
+    for start in range(0, BOOTSTRAP_RESAMPLES, block):
+        picks = rng.integers(0, y.size, size=(min(block, BOOTSTRAP_RESAMPLES - start), y.size))
+        fits.append(_lc_fits(y[picks], d[picks]))
+    replicates = np.concatenate(fits)
+    low, high = np.percentile(replicates, [50 * (1 - CONFIDENCE), 50 * (1 + CONFIDENCE)])
+    return Estimate(point, int(y.size), float(replicates.std(ddof=1)), float(low), float(high),
+                    LC_METHOD)
 
 
 def _rates_by(samples: Iterable[Sample], key: str) -> list[Rate]:
@@ -261,10 +326,12 @@ def headline(report: Report, samples: Sequence[Sample]) -> tuple[tuple[str, Cell
     judged = [s for s in samples if not s.judge_error]
     lc_note = f" (n={o.judged}: unstable below ~{LC_MIN_SAMPLES})" if o.judged < LC_MIN_SAMPLES \
         else ""
+    lc = lc_estimate([s.raw_win_prob for s in judged],
+                     [s.reply_chars - s.reference_chars for s in judged])
     rows: list[tuple[str, Cell]] = [
-        ("win rate x100 (length-penalized)", mean_score([s.win_prob for s in judged])),
+        (WIN_RATE, mean_score([s.win_prob for s in judged])),
         ("judged / total", f"{o.judged} / {report.total}"),
-        ("length-controlled win rate", _fmt(report.lc_win_rate) + lc_note),
+        ("length-controlled win rate" + lc_note, lc),
         ("raw win rate (no length penalty)", mean_score([s.raw_win_prob for s in judged])),
         ("judge errors (excluded)", str(o.failed)),
         ("no verdict on the reply (booked as losses)", str(report.no_verdict)),
@@ -314,8 +381,66 @@ def report_hook(results: Results) -> EnvReport:
                      f"{r.judged} / {r.judged + r.failed}") for r in rates))
         for key, rates in (("group", report.by_group), ("category", report.by_category)))
     warning = contamination_warning(report.model)
+    figures = headline(report, samples)
+    subset = coverage(results)
+    caveat = judge_caveat(results.env_args)
     return EnvReport(
         dataset_version=dataset_version(results.env_args),
         status=f"judged {report.overall.judged} of {report.total}",
-        headline=headline(report, samples), tables=tables, charts=(category_bars(report),),
-        notes=tuple(f"warning: {w}" for w in (warning,) if w))
+        headline=figures, tables=tables, charts=(category_bars(report),),
+        notes=tuple(f"warning: {w}" for w in (warning, caveat) if w), subset=subset,
+        leaderboard=(Standing("smoltalkbench win rate", dict(figures)[WIN_RATE], subset,
+                              caveat),))
+
+
+# Rows of the benchmarks whose size is known without loading them (dataset, config, split).
+FULL_ROWS = {(DEFAULT_DATASET, "gold", "test"): 1000}
+# Judges too small to measure chat quality: their verdicts show the mechanics only.
+_SMALL_JUDGE = re.compile(r"smol\s*-?\s*lm|\b(135|270|360)m\b", re.IGNORECASE)
+
+
+def judge_caveat(env_args: Mapping[str, Any]) -> str | None:
+    """A warning when the run's judge is one of the small local models (SmolLM2, Gemma 3
+    270M): its numbers show the mechanics, they are not a valid measurement; else None."""
+    judge = str(env_args.get("judge_model", DEFAULT_JUDGE_MODEL))
+    if not _SMALL_JUDGE.search(judge):
+        return None
+    return f"judge {judge} is a small local model: mechanics only, not a valid measurement"
+
+
+def coverage(results: Results) -> str | None:
+    """None for every row of the benchmark, else what the run covers: the packaged fixture
+    or a local file (never the benchmark), or the first N rows (`num_examples`)."""
+    args = results.env_args
+    n = len({str(r.info.get("id")) for r in results.rows})
+    dataset = str(args.get("dataset", DEFAULT_DATASET))
+    if dataset == "fixture":
+        return f"{n} rows of the packaged offline fixture, not the benchmark"
+    if dataset != DEFAULT_DATASET:
+        return f"{n} rows of {dataset}, not the benchmark"
+    full = FULL_ROWS.get((dataset, args.get("config", "gold"), args.get("split", "test")))
+    return subset_label(n, full, results.metadata)
+
+
+def compare_hook(results: Results) -> PairedView:
+    """The `smol_envs.compare` hook: each judged prompt keyed by its id with its win_prob and
+    raw_win_prob, its group and category, the reference reply as gold; judge errors are
+    excluded and counted. The dataset string names the data and the judge (runs judged by
+    different judges are not comparable). Raises ResultsError when a row lacks a metric."""
+    outcomes, excluded = [], []
+    for row, sample in zip(results.rows, samples_of(results), strict=True):
+        key = str(row.info.get("id"))
+        if sample.judge_error:
+            excluded.append((key, "judge error"))
+            continue
+        outcomes.append(Outcome(
+            key=key, values={"win_prob": sample.win_prob, "raw_win_prob": sample.raw_win_prob},
+            groups={"group": sample.group, "category": sample.category},
+            gold=str(row.raw["answer"]) if row.raw.get("answer") is not None else None))
+    win = Measure(WIN_RATE, "win_prob")
+    return PairedView(
+        dataset=dataset_version(results.env_args), outcomes=tuple(outcomes), headline=win,
+        flip_metric="win_prob",
+        measures=(Measure("raw win rate x100 (no length penalty)", "raw_win_prob"),),
+        breakdowns=(Breakdown("group", win), Breakdown("category", win)),
+        excluded=tuple(excluded))

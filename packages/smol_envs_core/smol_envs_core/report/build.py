@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from ..env_ids import REPORT_GROUP, canonical_key, env_key, renamed_environments
 from ..errors import SmolEnvsError
@@ -26,10 +27,11 @@ from .versions import check_versions
 HOOK_GROUP = REPORT_GROUP
 
 
-def hooks() -> dict[str, Callable[[], Hook]]:
-    """Loaders of the installed report hooks by `env_key` (entry-point group
-    `smol_envs.report`); a hook is imported only when a run needs it."""
-    return {env_key(ep.name): ep.load for ep in entry_points(group=HOOK_GROUP)}
+def hooks(group: str = HOOK_GROUP) -> dict[str, Callable[[], Any]]:
+    """Loaders of the installed hooks of an entry-point group by `env_key` (default
+    `smol_envs.report`; `smol_envs.compare` for `compare`); a hook is imported only when a run
+    needs it."""
+    return {env_key(ep.name): ep.load for ep in entry_points(group=group)}
 
 
 def apply_hook(hook: Hook, results: Results) -> RunReport:

@@ -91,6 +91,7 @@ class Provenance:
         rows without one); one entry for a consistent run.
     dataset_sha256: the distinct `info["dataset_sha256"]` values of the rows (empty when no
         row carries one), sorted.
+    wall_time_s: metadata.json's `time` (the run's wall time in seconds), None when absent.
     """
 
     env_id: str
@@ -100,6 +101,7 @@ class Provenance:
     path: Path
     behaviour_versions: tuple[str, ...] = (UNVERSIONED,)
     dataset_sha256: tuple[str, ...] = ()
+    wall_time_s: float | None = None
 
     @property
     def behaviour_version(self) -> str:
@@ -184,6 +186,27 @@ class Bars:
     limit: float | None = 100.0
 
 
+FULL_BENCHMARK = "full benchmark"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One leaderboard cell a run contributes: its environment's headline figure.
+
+    column: the leaderboard column, the same for every run of the benchmark (e.g.
+        "pico-dsl-v1 exact_match", "smol-slm-eval arc_easy acc_norm").
+    estimate: the figure with its N, standard error and 95% interval.
+    subset: None when the figure covers the whole benchmark, else what it covers, in words
+        ("first 100 of 2376 rows", "per_language 1: 9 of 350 tasks, not the official score").
+    caveat: a warning the cell must carry (e.g. a judge too small to measure anything).
+    """
+
+    column: str
+    estimate: Estimate
+    subset: str | None = None
+    caveat: str | None = None
+
+
 @dataclass(frozen=True)
 class EnvReport:
     """What an environment's hook returns for one run.
@@ -192,6 +215,9 @@ class EnvReport:
     status: the run's standing in one phrase (e.g. "official", "partial: no score").
     headline: (name, value) pairs, the figures a reader looks for first; a figure with an
         uncertainty is an `Estimate` (N, standard error, 95% interval and method shown).
+    subset: None when the run covers the whole benchmark, else what it covers, in words
+        (shown as the report's "coverage"; a subset is never the benchmark's score).
+    leaderboard: the run's cells of the leaderboard (`Standing`), usually one per headline.
     """
 
     dataset_version: str
@@ -200,6 +226,13 @@ class EnvReport:
     tables: tuple[Table, ...] = ()
     charts: tuple[Bars, ...] = ()
     notes: tuple[str, ...] = ()
+    subset: str | None = None
+    leaderboard: tuple[Standing, ...] = ()
+
+    @property
+    def coverage(self) -> str:
+        """`subset`, or FULL_BENCHMARK when the run covers the whole benchmark."""
+        return self.subset or FULL_BENCHMARK
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,8 @@ def make_row(raw: Mapping[str, Any], line: int = 0, fallback_version: str | None
 def provenance(path: Path, metadata: Mapping[str, Any], rows: Iterable[Row],
                env_id: str | None = None) -> Provenance:
     """The provenance of the run whose results file is `path`: metadata.json's environment
-    (else `env_id`, else "?"), model, endpoint and date (else the file's modification time),
-    and the rows' behaviour versions and dataset hashes."""
+    (else `env_id`, else "?"), model, endpoint, date (else the file's modification time) and
+    wall time, and the rows' behaviour versions and dataset hashes."""
     rows = list(rows)
     date = metadata.get("date")
     if not date:
@@ -61,7 +61,12 @@ def provenance(path: Path, metadata: Mapping[str, Any], rows: Iterable[Row],
                       model=str(metadata.get("model") or "?"),
                       endpoint=str(metadata.get("base_url") or "?"), date=str(date),
                       path=path.parent, behaviour_versions=tuple(versions),
-                      dataset_sha256=tuple(shas))
+                      dataset_sha256=tuple(shas), wall_time_s=_seconds(metadata.get("time")))
+
+
+def _seconds(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value == value
+    return float(value) if ok else None
 
 
 def expect_environment(results: Results, env_id: str) -> None:
