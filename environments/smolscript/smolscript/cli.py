@@ -136,14 +136,20 @@ def _show(results_file: str | Path, chart: str | Path | None, edition: str = "de
         print(f"chart: {png(run.body.charts[0], chart, model)}")
 
 
-def _run_model(args: argparse.Namespace, client_factory, bar) -> None:
-    """Resolve and open `--model`, then generate and score (progress on `bar`)."""
+def _open_model(args: argparse.Namespace):
+    """Resolve and load `--model` (before the scoring service is asked for anything, so that
+    a bad model argument fails at once). Raises ModelError."""
     from smolscript.backends import open_backend
-    from smolscript.evaluate_model import evaluate_model
     from smolscript.models import resolve_model
 
     model = resolve_model(args.model, args.revision)
-    backend = open_backend(model, args.context_length, args.threads, args.device)
+    return model, open_backend(model, args.context_length, args.threads, args.device)
+
+
+def _run_model(args: argparse.Namespace, model, backend, client_factory, bar) -> None:
+    """Generate with the opened model and score (progress on `bar`, one bar per stage)."""
+    from smolscript.evaluate_model import evaluate_model
+
     jobs = {stage: bar.add_task(stage, total=None) for stage in ("generated", "scored")}
     evaluate_model(backend, model, args.output, client_factory=client_factory,
                    edition=args.edition, languages=args.language,
@@ -167,6 +173,11 @@ def _evaluate(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
+        model = _open_model(args) if args.model else None
+    except ModelError as exc:
+        print(f"smolscript: {exc}", file=sys.stderr)
+        return 2
+    try:
         url = resolve_service_url(args.service_url)
     except ScoringInfraError as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
@@ -177,8 +188,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     try:
         with Progress(transient=True) as bar:
-            if args.model:
-                _run_model(args, client_factory, bar)
+            if model is not None:
+                _run_model(args, *model, client_factory, bar)
             else:
                 job = bar.add_task("scoring", total=None)
                 evaluate_predictions(
@@ -190,7 +201,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     except InfraStop as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 3
-    except (EvaluationError, DataError, ModelError) as exc:
+    except (EvaluationError, DataError) as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 2
     _show(args.output, args.chart, args.edition)

