@@ -29,7 +29,8 @@ class SmallMemory:
         self.calls.append(list(prompts))
         if len(prompts) > self.capacity:
             raise OutOfMemory(f"CUDA out of memory ({len(prompts)} prompts)")
-        return [Generation("x" + p, n, True) for p, n in zip(prompts, max_new_tokens)]
+        return [Generation("x" + p, n, True) for p, n in zip(prompts, max_new_tokens,
+                                                                strict=True)]
 
 
 def test_batches_never_mix_budgets_and_go_largest_and_longest_first():
