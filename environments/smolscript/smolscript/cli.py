@@ -3,9 +3,14 @@
     smolscript evaluate --predictions predictions.jsonl --output results.json [--resume]
         [--language python rust] [--difficulty easy] [--edition default]
         [--service-url URL] [--concurrency 8]
+    smolscript evaluate --model MODEL --output results.json [--resume] [--revision SHA]
+        [--batch-size 64] [--max-new-tokens N] [--context-length N] [--threads N]
+        [--device cuda] [--language ...] [--difficulty ...] [--edition default] ...
     smolscript report RESULTS [--chart chart.png] [--html PAGE] [--allow-mixed-versions]
     smolscript example-prompts [--out DIR] [--edition default]
 
+`--model` generates in process (a GGUF file through llama.cpp, a transformers model folder or
+a Hub id through transformers), greedy with the card's template and budgets, then scores.
 `evaluate` and `report` print through the collection's one renderer (the tables of
 `smol-envs report`, headline with N and 95% interval) and write the bar chart.
 
@@ -31,13 +36,36 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     editions = sorted(EDITIONS)
-    ev = sub.add_parser("evaluate", help="score externally generated code",
-                        formatter_class=HelpFormatter,
-                        description="Score a predictions file (one {\"id\", \"code\"} object per "
-                                    "line: complete source, raw or one fenced block) with the "
-                                    "hidden tests; exit 2 on bad input, 3 on an infrastructure "
-                                    "error (the output keeps what was scored, and no score).")
-    ev.add_argument("--predictions", required=True, help='JSONL of {"id": ..., "code": ...}')
+    ev = sub.add_parser("evaluate", help="generate with a model in process, or score "
+                        "externally generated code", formatter_class=HelpFormatter,
+                        description="Generate with --model in process (greedy, seed 0, the one "
+                                    "completion template, the versioned budgets) and score the "
+                                    "continuations, or score a predictions file (one "
+                                    "{\"id\", \"code\"} object per line: complete source, raw or "
+                                    "one fenced block) with the hidden tests; exit 2 on bad "
+                                    "input, 3 on an infrastructure error (the output keeps what "
+                                    "was generated and scored, and no score).")
+    source = ev.add_mutually_exclusive_group(required=True)
+    source.add_argument("--predictions", help='JSONL of {"id": ..., "code": ...}')
+    source.add_argument("--model", help="a GGUF file (llama.cpp), a transformers model folder "
+                        "or a Hugging Face Hub id (transformers; needs the Hub or its cache)")
+    ev.add_argument("--revision", default=None,
+                    help="with a Hub id: the branch, tag or commit to pin (default: main, "
+                         "resolved to its commit)")
+    ev.add_argument("--batch-size", type=int, default=64,
+                    help="prompts per generated batch (halved on out-of-memory, recorded); "
+                         "llama.cpp runs a batch's sequences one by one")
+    ev.add_argument("--max-new-tokens", type=int, default=None,
+                    help="replace every task's token budget (a separately recorded "
+                         "experiment: no official score); default: the versioned budgets")
+    ev.add_argument("--context-length", type=int, default=None,
+                    help="model context in tokens (default: 2048 for GGUF, as the local server; "
+                         "the model's maximum for transformers); prompts never truncated")
+    ev.add_argument("--threads", type=int, default=None, help="CPU threads for generation "
+                    "(default: the backend's: half the cores for llama.cpp, torch's for "
+                    "transformers)")
+    ev.add_argument("--device", default=None, help="transformers device, e.g. cuda, cpu "
+                    "(default: cuda when available)")
     ev.add_argument("--output", required=True, help="results JSON to write")
     ev.add_argument("--resume", action="store_true", help="continue an existing output")
     ev.add_argument("--language", nargs="+", choices=LANGUAGE_ORDER, default=None,
@@ -108,28 +136,68 @@ def _show(results_file: str | Path, chart: str | Path | None, edition: str = "de
         print(f"chart: {png(run.body.charts[0], chart, model)}")
 
 
+def _open_model(args: argparse.Namespace):
+    """Resolve and load `--model` (before the scoring service is asked for anything, so that
+    a bad model argument fails at once). Raises ModelError."""
+    from smolscript.backends import open_backend
+    from smolscript.models import resolve_model
+
+    model = resolve_model(args.model, args.revision)
+    return model, open_backend(model, args.context_length, args.threads, args.device)
+
+
+def _run_model(args: argparse.Namespace, model, backend, client_factory, bar) -> None:
+    """Generate with the opened model and score (progress on `bar`, one bar per stage)."""
+    from smolscript.evaluate_model import evaluate_model
+
+    jobs = {stage: bar.add_task(stage, total=None) for stage in ("generated", "scored")}
+    evaluate_model(backend, model, args.output, client_factory=client_factory,
+                   edition=args.edition, languages=args.language,
+                   difficulties=args.difficulty, resume=args.resume,
+                   batch_size=args.batch_size, max_new_tokens=args.max_new_tokens,
+                   concurrency=args.concurrency,
+                   progress=lambda stage, done, total: bar.update(jobs[stage], completed=done,
+                                                                  total=total))
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from smolscript_sandbox.client import SandboxClient
 
-    from smolscript.errors import ScoringInfraError
+    from smolscript.errors import ModelError, ScoringInfraError
     from smolscript.evaluate import EvaluationError, InfraStop, evaluate_predictions
     from smolscript.scoring import resolve_service_url
 
+    if args.predictions and (args.revision or args.max_new_tokens is not None):
+        print("smolscript: --revision and --max-new-tokens apply to --model only",
+              file=sys.stderr)
+        return 2
+    try:
+        model = _open_model(args) if args.model else None
+    except ModelError as exc:
+        print(f"smolscript: {exc}", file=sys.stderr)
+        return 2
     try:
         url = resolve_service_url(args.service_url)
     except ScoringInfraError as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 3
+
+    def client_factory():
+        return SandboxClient(url, max_concurrency=args.concurrency)
+
     try:
         with Progress(transient=True) as bar:
-            job = bar.add_task("scoring", total=None)
-            evaluate_predictions(
-                args.predictions, args.output,
-                client_factory=lambda: SandboxClient(url, max_concurrency=args.concurrency),
-                edition=args.edition, languages=args.language, difficulties=args.difficulty,
-                resume=args.resume, concurrency=args.concurrency,
-                progress=lambda done, total: bar.update(job, completed=done, total=total))
+            if model is not None:
+                _run_model(args, *model, client_factory, bar)
+            else:
+                job = bar.add_task("scoring", total=None)
+                evaluate_predictions(
+                    args.predictions, args.output, client_factory=client_factory,
+                    edition=args.edition, languages=args.language,
+                    difficulties=args.difficulty, resume=args.resume,
+                    concurrency=args.concurrency,
+                    progress=lambda done, total: bar.update(job, completed=done, total=total))
     except InfraStop as exc:
         print(f"smolscript: {exc}", file=sys.stderr)
         return 3

@@ -23,7 +23,8 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,9 +48,15 @@ RUNNER_MODULES = ("assemble.py", "scopes.py", "scoring.py", "types.py", "frames.
 
 def runner_hash() -> str:
     """sha256 over the modules that decide verdicts (see RUNNER_MODULES)."""
+    return modules_hash(RUNNER_MODULES)
+
+
+def modules_hash(names: Sequence[str]) -> str:
+    """sha256 over the names and bytes of these smolscript modules (paths relative to the
+    package; a missing one hashes as `<missing>`)."""
     root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in RUNNER_MODULES:
+    for name in names:
         path = root / name
         digest.update(name.encode())
         digest.update(path.read_bytes() if path.is_file() else b"<missing>")
@@ -102,6 +109,8 @@ class Run:
     settings: dict
     selected_ids: list[str]
     results: dict[str, dict] = field(default_factory=dict)
+    # Further top-level sections of the results document (the model path's generations).
+    sections: dict[str, Any] = field(default_factory=dict)
 
     def identity(self) -> dict:
         """What a resumed run must match: the settings and the selected task ids."""
@@ -127,7 +136,10 @@ def scorer_fingerprint(client_factory: Callable[[], Any]) -> str | None:
         raise InfraStop(f"the scoring service does not answer: {exc}") from exc
 
 
-def _load_for_resume(output: Path, run: Run) -> dict[str, dict]:
+def _load_for_resume(output: Path, run: Run) -> dict[str, Any]:
+    """The previous results document at `output`, once its identity matches `run`'s.
+
+    Raises EvaluationError (unreadable, another format, or settings that differ)."""
     try:
         previous = json.loads(output.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -141,13 +153,82 @@ def _load_for_resume(output: Path, run: Run) -> dict[str, dict]:
     if diffs:
         raise EvaluationError(f"cannot resume {output}: {', '.join(diffs)} differ from this run "
                               "(use a new output path)")
-    return {k: v for k, v in previous.get("results", {}).items() if k in run.selected_ids}
+    return previous
+
+
+def selected(section: Mapping[str, Any] | None, run: Run) -> dict[str, Any]:
+    """The entries of a document section (task id -> entry) that `run` selected."""
+    ids = set(run.selected_ids)
+    return {k: v for k, v in (section or {}).items() if k in ids}
+
+
+@contextmanager
+def open_output(output: Path, run: Run, resume: bool) -> Iterator[dict[str, Any]]:
+    """Hold the output's file lock; yields the previous document when resuming (checked
+    against `run`'s identity, its selected results already in `run.results`), else {}.
+
+    Raises EvaluationError: the output is locked by another process, exists without
+    `resume`, or does not match this run."""
+    lock = FileLock(str(output) + ".lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout as exc:
+        raise EvaluationError(f"{output} is being written by another process") from exc
+    try:
+        previous: dict[str, Any] = {}
+        if output.exists():
+            if not resume:
+                raise EvaluationError(f"{output} exists: pass --resume to continue it, "
+                                      "or choose a new output path")
+            previous = _load_for_resume(output, run)
+            run.results = selected(previous.get("results"), run)
+        yield previous
+    finally:
+        lock.release()
 
 
 def _document(run: Run, status: str, summary: dict | None, error: str = "") -> dict:
     return {"format": RESULTS_FORMAT, "status": status, "error": error,
             "run": {"settings": run.settings, "selected_ids": run.selected_ids},
-            "summary": summary, "results": dict(sorted(run.results.items()))}
+            "summary": summary, "results": dict(sorted(run.results.items())), **run.sections}
+
+
+def checkpoint(output: Path, run: Run) -> None:
+    """Write the run as it stands (status "partial", no score), atomically."""
+    write_atomic(output, _document(run, "partial", None))
+
+
+def stop_run(output: Path, run: Run, exc: Exception) -> InfraStop:
+    """Write the run as stopped on an infrastructure error (no score) and return the
+    InfraStop to raise, which says how far the run got."""
+    write_atomic(output, _document(run, "stopped", None, f"infra_error: {exc}"))
+    return InfraStop("stopped on an infrastructure error (no score given): "
+                     f"{stop_counts(run.results, len(run.selected_ids))}: {exc}")
+
+
+def finish(output: Path, run: Run, languages: Sequence[str], filtered: bool) -> dict:
+    """Summarize the run's records (report.summarize), write the complete document and
+    return it."""
+    summary = report.summarize(
+        [{**{k: r[k] for k in (*report.REQUIRED_FIELDS, "status") if k in r},
+          "toolchain": r.get("toolchain")}
+         for r in run.results.values()],
+        selected_languages=languages, expected_ids=run.selected_ids, filtered=filtered)
+    document = _document(run, "complete", summary)
+    document["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    write_atomic(output, document)
+    return document
+
+
+def base_settings(edition: str, languages: list[str], difficulties: list[str], mode: str,
+                  client_factory: Callable[[], Any]) -> dict[str, Any]:
+    """The settings every evaluator run records (and a resume must match): edition and
+    selection, assembly version, dataset and runner hashes, mode and the scorer's
+    fingerprint (asked from the service: raises InfraStop when it does not answer)."""
+    return {"edition": edition, "languages": languages, "difficulties": difficulties,
+            "assembly": ASSEMBLY_VERSION, "dataset_sha256": data.dataset_hash(edition),
+            "runner_sha256": runner_hash(), "mode": mode,
+            "scorer": scorer_fingerprint(client_factory)}
 
 
 def stop_counts(results: Mapping[str, Mapping[str, Any]], total: int) -> str:
@@ -160,44 +241,86 @@ def stop_counts(results: Mapping[str, Mapping[str, Any]], total: int) -> str:
             f"(never sent), {total - scored - missing} not scored")
 
 
-def _record(task: Mapping[str, Any], verdict: Mapping[str, Any], assembly: Any) -> dict:
+def task_record(task: Mapping[str, Any], verdict: Mapping[str, Any], code: str | None,
+                assembly: Mapping[str, Any] | None, **extra: Any) -> dict:
+    """One task's results record: id, language, difficulty, the evaluated code, the assembly
+    ({mode, note}), `extra` fields, then the verdict's fields."""
     return {"id": task["id"], "language": task["language"], "difficulty": task["difficulty"],
-            "evaluated_code": assembly.code if assembly is not None else None,
-            "assembly": {"mode": assembly.mode, "note": assembly.note} if assembly else None,
-            **verdict}
+            "evaluated_code": code, "assembly": dict(assembly) if assembly else None,
+            **extra, **verdict}
+
+
+class ScoringPool:
+    """Scoring coroutines with at most `concurrency` in flight; `on_done(record)` is called
+    in the event loop as each finishes. The first failure (a ScoringInfraError) is re-raised
+    by `raise_failure` or `drain`, which cancel the rest."""
+
+    def __init__(self, concurrency: int, on_done: Callable[[dict], None]):
+        self.semaphore = asyncio.Semaphore(concurrency)
+        self.on_done = on_done
+        self.futures: list[asyncio.Future] = []
+        self.failed = False
+
+    def submit(self, score: Callable[[], Awaitable[dict]]) -> None:
+        """Schedule one task's scoring (`score()` returns its record); none starts after a
+        failure."""
+        async def one() -> None:
+            async with self.semaphore:
+                if self.failed:
+                    return
+                try:
+                    record = await score()
+                except BaseException:
+                    self.failed = True
+                    raise
+            self.on_done(record)
+
+        self.futures.append(asyncio.ensure_future(one()))
+
+    def raise_failure(self) -> None:
+        """Re-raise the first failure among the finished scorings, if any."""
+        for future in self.futures:
+            if future.done() and not future.cancelled() and future.exception() is not None:
+                raise future.exception()
+
+    async def drain(self) -> None:
+        """Wait for every scoring; on the first failure cancel the rest and re-raise it."""
+        pending = set(self.futures)
+        try:
+            while pending:
+                _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+                self.raise_failure()
+        finally:
+            for future in pending:
+                future.cancel()
+            # Retrieve every outcome so that no failure is left unobserved.
+            await asyncio.gather(*self.futures, return_exceptions=True)
 
 
 async def _score_all(tasks: Sequence[Mapping[str, Any]], hidden: Mapping[str, Mapping],
                      predictions: Mapping[str, str], client: ScoringClient, concurrency: int,
                      on_done: Callable[[dict], None]) -> None:
     """Score tasks with at most `concurrency` in flight; the first infra error cancels all."""
-    semaphore = asyncio.Semaphore(concurrency)
+    pool = ScoringPool(concurrency, on_done)
 
-    async def one(task: Mapping[str, Any]) -> dict:
-        async with semaphore:
+    def scorer(task: Mapping[str, Any]) -> Callable[[], Awaitable[dict]]:
+        async def score() -> dict:
             code = predictions.get(task["id"])
             if code is None:
                 verdict = {"passed": False, "syntax_ok": False, "hidden_test_pass_rate": 0.0,
                            "status": report.MISSING_PREDICTION, "reason": "no prediction for id",
                            "tests": []}
-                return _record(task, verdict, None)
+                return task_record(task, verdict, None, None)
             assembly = assemble_prediction(task, code)
             verdict = await score_code(task, hidden[task["id"]], assembly.code, client,
                                        assembly.note)
-            return _record(task, verdict, assembly)
+            return task_record(task, verdict, assembly.code,
+                               {"mode": assembly.mode, "note": assembly.note})
+        return score
 
-    futures = [asyncio.ensure_future(one(task)) for task in tasks]
-    pending = set(futures)
-    try:
-        while pending:
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for future in sorted(done, key=futures.index):
-                on_done(future.result())  # re-raises a ScoringInfraError here
-    finally:
-        for future in pending:
-            future.cancel()
-        # Retrieve every outcome so that no failure is left unobserved.
-        await asyncio.gather(*futures, return_exceptions=True)
+    for task in tasks:
+        pool.submit(scorer(task))
+    await pool.drain()
 
 
 def evaluate_predictions(
@@ -233,30 +356,16 @@ def evaluate_predictions(
         raise EvaluationError(f"{len(unknown)} prediction id(s) are not in edition {edition!r}: "
                               f"{unknown[:5]}")
     filtered = bool(languages or difficulties)
-    run = Run(settings={"edition": edition, "languages": langs, "difficulties": diffs,
-                        "assembly": ASSEMBLY_VERSION, "dataset_sha256": data.dataset_hash(edition),
-                        "runner_sha256": runner_hash(), "mode": "predictions",
-                        "scorer": scorer_fingerprint(client_factory),
-                        "predictions_sha256": hashlib.sha256(
-                            Path(predictions_path).read_bytes()).hexdigest()},
-              selected_ids=[t["id"] for t in tasks])
-    lock = FileLock(str(output) + ".lock")
-    try:
-        lock.acquire(timeout=0)
-    except Timeout as exc:
-        raise EvaluationError(f"{output} is being written by another process") from exc
-    try:
-        if output.exists():
-            if not resume:
-                raise EvaluationError(f"{output} exists: pass --resume to continue it, "
-                                      "or choose a new output path")
-            run.results = _load_for_resume(output, run)
+    settings = base_settings(edition, langs, diffs, "predictions", client_factory)
+    settings["predictions_sha256"] = hashlib.sha256(Path(predictions_path).read_bytes()).hexdigest()
+    run = Run(settings=settings, selected_ids=[t["id"] for t in tasks])
+    with open_output(output, run, resume):
         todo = [t for t in tasks if t["id"] not in run.results]
         total = len(tasks)
 
         def on_done(record: dict) -> None:
             run.results[record["id"]] = record
-            write_atomic(output, _document(run, "partial", None))
+            checkpoint(output, run)
             if progress is not None:
                 progress(len(run.results), total)
 
@@ -267,17 +376,5 @@ def evaluate_predictions(
         try:
             asyncio.run(main())
         except ScoringInfraError as exc:
-            write_atomic(output, _document(run, "stopped", None, f"infra_error: {exc}"))
-            raise InfraStop("stopped on an infrastructure error (no score given): "
-                            f"{stop_counts(run.results, total)}: {exc}") from exc
-        summary = report.summarize(
-            [{**{k: r[k] for k in (*report.REQUIRED_FIELDS, "status") if k in r},
-              "toolchain": r.get("toolchain")}
-             for r in run.results.values()],
-            selected_languages=langs, expected_ids=run.selected_ids, filtered=filtered)
-        document = _document(run, "complete", summary)
-        document["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        write_atomic(output, document)
-        return document
-    finally:
-        lock.release()
+            raise stop_run(output, run, exc) from exc
+        return finish(output, run, langs, filtered)

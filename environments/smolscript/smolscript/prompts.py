@@ -22,6 +22,9 @@ from smolscript.languages import LANGUAGES
 
 TEMPLATE_ID = "smolscript-completion-v1"
 
+# The budget table's version (TOKEN_BUDGETS, MODERATE_ALLOWANCE, BUDGET_CAP): a results file
+# records it, and any change to the three needs a new one.
+BUDGETS_VERSION = "smolscript-budgets-v1"
 # Generation budget in new tokens, by language (before the moderate allowance).
 TOKEN_BUDGETS: dict[str, int] = {
     "python": 128, "javascript": 192, "html": 160, "css": 96, "cpp": 224, "c": 256,

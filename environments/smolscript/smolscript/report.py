@@ -259,6 +259,11 @@ def evaluator_results(path: str | Path) -> Results:
                    if isinstance(record.get(name), bool | int | float)}
         rows.append(make_row({**record, "info": info, "metrics": metrics}, 0, version))
     metadata = {**run, "env_id": "smolscript", "date": document.get("finished_at")}
+    generation = document.get("generation")
+    if isinstance(generation, dict):  # the model path: the model generated in process
+        metadata.update(model=(generation.get("model") or {}).get("name") or "?",
+                        base_url=f"in process ({(generation.get('backend') or {}).get('backend')})",
+                        generation=generation)
     prov = replace(provenance(path, metadata, rows), path=path)  # the file is the run
     return Results(path=path, rows=tuple(rows), metadata=metadata, provenance=prov)
 
@@ -293,6 +298,8 @@ def summarize_results(results: Results, edition: str = "default") -> dict:
     if settings:  # evaluator results: the run says what it selected
         langs, selected = settings["languages"], meta.get("selected_ids")
         filtered = langs != list(LANGUAGE_ORDER) or settings["difficulties"] != list(DIFFICULTIES)
+        # A --max-new-tokens run is a separate experiment, never the official score.
+        filtered = filtered or settings.get("max_new_tokens") is not None
         edition = settings.get("edition", edition)
     else:  # vf-eval results: the selection load_environment made from the recorded env args
         env_args = results.env_args
@@ -387,11 +394,19 @@ def report_hook(results: Results, edition: str = "default") -> EnvReport:
               for tool, versions in summary.get("toolchains", {}).items()]
     macro = summary["estimates"]["macro"]
     subset = coverage(summary, results.env_args)
+    tables = [language_table(summary)]
+    generation = results.metadata.get("generation")
+    if isinstance(generation, Mapping):
+        tables.append(generation_table(generation))
+        override = (results.metadata.get("settings") or {}).get("max_new_tokens")
+        if override is not None:
+            notes.append(f"experiment: --max-new-tokens {override} replaced the versioned "
+                         "budgets for every task (not the card's protocol: no official score)")
     return EnvReport(
         dataset_version=f"edition {summary['edition']}, sha256 {sha[:12]}",
         status=summary["status"],
         headline=((name, macro), ("micro_accuracy", summary["estimates"]["micro_accuracy"])),
-        tables=(language_table(summary),), charts=(language_bars(summary),), notes=tuple(notes),
+        tables=tuple(tables), charts=(language_bars(summary),), notes=tuple(notes),
         subset=subset, leaderboard=(Standing("smolscript Score", macro, subset),))
 
 
@@ -456,6 +471,35 @@ def compare_hook(results: Results, edition: str = "default") -> PairedView:
                           label="languages")),
         breakdowns=(Breakdown("language", PASS_AT_1), Breakdown("difficulty", PASS_AT_1)),
         excluded=excluded)
+
+
+def generation_table(generation: Mapping[str, Any]) -> Table:
+    """The generation statistics of an in-process run (`smolscript evaluate --model`): the
+    backend and how it batches, then the totals over all sessions (completions, those that
+    hit their token limit, prompts too long, OOM retries, final batch size, generation wall
+    time, new tokens and tokens/s)."""
+    backend = generation.get("backend") or {}
+    total = generation.get("totals") or {}
+    sessions = generation.get("sessions") or []
+
+    def cell(key: str) -> str:
+        value = total.get(key)
+        return "n/a" if value is None else str(value)
+
+    rows = (("backend", f"{backend.get('library', '?')} on {backend.get('device', '?')}"
+             + (f" ({backend['dtype']})" if backend.get("dtype") else "")),
+            ("batching", str(backend.get("batching", "?"))),
+            ("context length", str(backend.get("context_length", "?"))),
+            ("completions", cell("completions")),
+            ("hit their token limit", cell("hit_limit")),
+            ("prompt too long (not generated)", cell("prompt_too_long")),
+            ("OOM retries", cell("oom_retries")),
+            ("final batch size", cell("final_batch_size")),
+            ("generation wall time (s)", cell("wall_s")),
+            ("new tokens", cell("new_tokens")),
+            ("tokens/s", cell("tokens_per_s")),
+            ("sessions (resumes + 1)", str(len(sessions))))
+    return Table("generation (in process)", ("Statistic", "Value"), rows)
 
 
 def hook_for(edition: str) -> Callable[[Results], EnvReport]:
