@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from slm_eval import composite
 from slm_eval.data import load_rows
-from slm_eval.mc import mc_record
 from slm_eval.env import LETTERS
+from slm_eval.mc import mc_record
 from slm_eval.prompts import mc_request
 from slm_eval.scorer import BEHAVIOUR_VERSION, score_choice, score_reply
 from slm_eval.tasks import MATH
