@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +71,7 @@ class Run:
     judge: bool = False
 
 
-SLM = "slm_eval"
+SLM = "smol_slm_eval"
 RUNS = (
     Run("pico-dsl-v1", "pico-dsl-v1", {}, ("-n", "48", "-r", "1", "-t", "256", "-T", "0"),
         "first 48 of the fixed 480 rows (2 per slice x level cell; the fixed order cycles the "
@@ -86,10 +86,14 @@ RUNS = (
         ("-n", "12", "-r", "1", "-t", "128", "-C", "judge"),
         "the 12-row offline fixture, judged by SmolLM2-135M-Instruct: shows the mechanics, "
         "not a valid measurement", package="smoltalkbench", judge=True),
-    *(Run(f"slm-eval-{task}", "slm-eval", {"task": task, "num_examples": n}, ("-n", str(n)),
-          f"first {n} rows", api="completions", package=SLM)
-      for task, n in (("hellaswag", 100), ("arc_easy", 100), ("arc_challenge", 100),
-                      ("math_500", 30))),
+    *(Run(f"smol-slm-eval-{task}", "smol-slm-eval", {"task": task, "num_examples": n},
+          ("-n", str(n)), "full" if n < 0 else f"first {n} rows", api="completions",
+          package=SLM)
+      for task, n in (("hellaswag", 50), ("arc_easy", 50), ("arc_challenge", 50),
+                      ("gpqa_diamond", 50), ("math_500", 20))),
+    Run("smol-slm-eval-bfcl_v4-simple_python", "smol-slm-eval",
+        {"task": "bfcl_v4", "bfcl_category": "simple_python", "num_examples": 10}, ("-n", "10"),
+        "first 10 rows of the simple_python category", api="completions", package=SLM),
 )
 
 
@@ -214,17 +218,33 @@ def execute(run: Run, model: Model, model_sha: str) -> Path:
     return target
 
 
+def fewer_rows(run: Run, rows: int) -> Run:
+    """`run` cut to its first `rows` rows: vf-eval's -n and the env's num_examples replaced,
+    the subset label saying so."""
+    flags = list(run.flags)
+    flags[flags.index("-n") + 1] = str(rows)
+    env_args = ({**run.env_args, "num_examples": rows} if "num_examples" in run.env_args
+                else run.env_args)
+    return replace(run, flags=tuple(flags), env_args=env_args,
+                   subset=f"first {rows} rows of the plan's selection ({run.subset})")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=sorted(MODELS), required=True)
     parser.add_argument("--only", default="",
                         help="comma-separated run names or prefixes (default: every run)")
+    parser.add_argument("--rows", type=int, default=None,
+                        help="run only the first ROWS rows of each selected run (vf-eval -n, "
+                             "and num_examples where the run sets it), labelled as such")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     args = parser.parse_args(argv)
     model = MODELS[args.model]
     wanted = [w for w in args.only.split(",") if w]
     runs = [r for r in RUNS if not wanted or any(r.name.startswith(w) for w in wanted)]
+    if args.rows is not None:
+        runs = [fewer_rows(r, args.rows) for r in runs]
     if not runs:
         parser.error(f"--only {args.only!r} matches no run ({', '.join(r.name for r in RUNS)})")
     if args.dry_run:
