@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     table = Table(title=f"in-process llama.cpp vs vf-eval on the local server "
                         f"({len(tasks)} prompts, load average {os.getloadavg()[0]:.1f})")
     for column in ("server sampling", "prompts", "identical", "differing",
-                   "first differing token", "vf-eval s"):
+                   "first differing token (min-max)", "vf-eval s"):
         table.add_column(column)
     settings = [("greedy (repeat_penalty 1.0)", GREEDY)]
     if args.server_defaults:
@@ -143,10 +143,11 @@ def main(argv: list[str] | None = None) -> int:
                                                serve.MODEL_NAME, env_args, sampling,
                                                Path(folder))
                 result = compare(ours, theirs, tokenize)
+                firsts = sorted(result["differing"].values())
                 table.add_row(label, str(result["prompts"]), str(result["identical"]),
-                              str(len(result["differing"])),
-                              ", ".join(f"{k}@{v}" for k, v in result["differing"].items())[:300]
-                              or "-", f"{time.monotonic() - began:.0f}")
+                              str(len(firsts)),
+                              f"{firsts[0]}-{firsts[-1]} (median {firsts[len(firsts) // 2]})"
+                              if firsts else "-", f"{time.monotonic() - began:.0f}")
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
         return 1

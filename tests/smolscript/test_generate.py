@@ -6,8 +6,8 @@ test_evaluate_model.py)."""
 from __future__ import annotations
 
 import pytest
+from smol_envs_core.errors import InfrastructureError
 from smolscript.backends import Generation, OutOfMemory, _cut_at_stop
-from smolscript.errors import GenerationError
 from smolscript.generate import BatchRunner, Job, plan_batches, totals
 
 pytestmark = pytest.mark.unit
@@ -64,7 +64,7 @@ def test_out_of_memory_halves_the_batch_and_retries_the_same_prompts():
 
 def test_out_of_memory_at_batch_size_one_stops_the_run():
     runner = BatchRunner(SmallMemory(capacity=0), batch_size=2)
-    with pytest.raises(GenerationError, match="out of memory at batch size 1 on task t0"):
+    with pytest.raises(InfrastructureError, match="out of memory at batch size 1 on task t0"):
         list(runner.run([job(0, 128, 1), job(1, 128, 1)]))
     assert runner.oom_retries == 1
 
@@ -74,7 +74,7 @@ def test_a_backend_failure_is_a_generation_error():
         def generate(self, prompts, max_new_tokens, stop=()):
             raise RuntimeError("llama_decode returned -1")
 
-    with pytest.raises(GenerationError, match="in-process model.*llama_decode"):
+    with pytest.raises(InfrastructureError, match="in-process model.*llama_decode"):
         list(BatchRunner(Broken(), 4).run([job(0, 128, 1)]))
 
 

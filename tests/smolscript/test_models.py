@@ -25,6 +25,11 @@ def private_caches(tmp_path, monkeypatch):
     monkeypatch.setenv("SMOLSCRIPT_HASH_CACHE", str(tmp_path / "hashes.json"))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # huggingface_hub reads both at import, which another test may already have done.
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
 
 
 def fake_gguf(path: Path, payload: bytes = b"weights") -> Path:

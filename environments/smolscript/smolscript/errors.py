@@ -68,14 +68,3 @@ class ModelError(SmolEnvsError, ValueError):
     """`--model` names nothing that can be loaded here (no such file or folder, an unsupported
     file, a Hub id that cannot be reached), or `--revision` is given with a local model."""
 
-
-class GenerationError(InfrastructureError):
-    """The in-process model failed while generating (out of memory even at batch size 1, a
-    backend error): the run stops with what it checkpointed, never a model's 0 (the
-    collection's `InfrastructureError` with component "in-process model")."""
-
-    def __init__(self, reason: str, url: str | None = None):
-        super().__init__("in-process model", reason, url)
-
-    def __reduce__(self):
-        return (type(self), (self.reason, self.url))

@@ -1,5 +1,8 @@
 """Standalone evaluator: score externally generated code (`{"id","code"}` JSONL) on smolscript.
 
+The run file machinery here (lock, resume checks, checkpoints, scoring pool, summary) is shared
+with the model path, `smolscript.evaluate_model` (`smolscript evaluate --model`).
+
 `evaluate_predictions(...)` assembles each prediction (complete source, raw or one fenced
 block), runs it through the scoring service and writes a results file that keeps per-test
 outputs and verdicts. Runs are resumable and safe:

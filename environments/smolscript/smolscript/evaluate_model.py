@@ -27,9 +27,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from smol_envs_core.errors import InfrastructureError
+
 from smolscript import data
 from smolscript.backends import DECODING, Backend
-from smolscript.errors import EvaluationError, GenerationError, ScoringInfraError
+from smolscript.errors import EvaluationError
 from smolscript.evaluate import (
     Run,
     ScoringPool,
@@ -234,7 +236,7 @@ def evaluate_model(
 
         try:
             asyncio.run(main())
-        except (ScoringInfraError, GenerationError) as exc:
+        except InfrastructureError as exc:  # the scoring service or the in-process model
             sync_sections()
             raise stop_run(output, run, exc) from exc
         sync_sections()

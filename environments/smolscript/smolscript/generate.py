@@ -19,8 +19,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from smol_envs_core.errors import InfrastructureError
+
 from smolscript.backends import Backend, Generation, OutOfMemory
-from smolscript.errors import GenerationError
+
+# The component an in-process generation failure names (the collection's InfrastructureError:
+# the run stops with what it checkpointed, never a model's 0).
+COMPONENT = "in-process model"
+
+
+def generation_error(reason: str) -> InfrastructureError:
+    """The infrastructure error of a failed in-process generation."""
+    return InfrastructureError(COMPONENT, reason)
 
 
 @dataclass(frozen=True)
@@ -70,8 +80,8 @@ class BatchRunner:
         """Generate `batch` in parts of at most `batch_size`; yields (jobs, generations,
         wall seconds) for each part generated.
 
-        Raises GenerationError when even one prompt does not fit in memory, or when the
-        backend fails (its RuntimeError)."""
+        Raises InfrastructureError (component "in-process model") when even one prompt does
+        not fit in memory, or when the backend fails (its RuntimeError)."""
         queue = list(batch)
         while queue:
             part = queue[:self.batch_size]
@@ -81,7 +91,7 @@ class BatchRunner:
                                                     [j.budget for j in part], self.stop)
             except OutOfMemory as exc:
                 if self.batch_size == 1:
-                    raise GenerationError(f"out of memory at batch size 1 on task {part[0].id}: "
+                    raise generation_error(f"out of memory at batch size 1 on task {part[0].id}: "
                                           f"{exc}") from exc
                 self.oom_retries += 1
                 self.oom_events.append({"first_id": part[0].id, "from": self.batch_size,
@@ -89,9 +99,9 @@ class BatchRunner:
                 self.batch_size //= 2
                 continue
             except RuntimeError as exc:
-                raise GenerationError(f"the backend failed on task {part[0].id}: {exc}") from exc
+                raise generation_error(f"the backend failed on task {part[0].id}: {exc}") from exc
             if len(generations) != len(part):
-                raise GenerationError(f"the backend returned {len(generations)} continuations "
+                raise generation_error(f"the backend returned {len(generations)} continuations "
                                       f"for {len(part)} prompts")
             yield part, generations, time.monotonic() - started
             queue = queue[len(part):]
