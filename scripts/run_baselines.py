@@ -33,6 +33,8 @@ import urllib.request
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from smol_envs_core.model_files import sha256_of
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "baselines"
 
@@ -95,15 +97,6 @@ RUNS = (
         {"task": "bfcl_v4", "bfcl_category": "simple_python", "num_examples": 10}, ("-n", "10"),
         "first 10 rows of the simple_python category", api="completions", package=SLM),
 )
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sources_sha256(package: str) -> str:
@@ -259,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(r.env == "smolscript" for r in runs) and sandbox_fingerprint() is None:
         raise SystemExit("run_baselines: the scoring service is not up: "
                          "`uv run python -m smolscript_sandbox start`")
-    model_sha = sha256_file(model_file(model.key))
+    model_sha = sha256_of(model_file(model.key))
     for run in runs:
         execute(run, model, model_sha)
     return 0

@@ -12,7 +12,6 @@ through the rename to smol_slm_eval so that filled caches and users' settings ke
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import shutil
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from platformdirs import user_cache_path
+from smol_envs_core.model_files import sha256_of
 
 from .errors import DataError, DataUnavailableError
 
@@ -51,15 +51,6 @@ def cache_dir() -> Path:
     current folder."""
     root = os.environ.get("SLM_EVAL_CACHE")
     return Path(root) if root else user_cache_path("slm_eval", appauthor=False)
-
-
-def sha256_of(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _pip_command() -> list[str]:
