@@ -38,6 +38,7 @@ from smol_envs_core.errors import InfrastructureError
 from smolscript import data, report
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_prediction
 from smolscript.errors import EvaluationError, InfraStop, ScoringInfraError
+from smolscript.scorer import BEHAVIOUR_VERSION
 from smolscript.scoring import ScoringClient, score_code
 
 RESULTS_FORMAT = "smolscript-results-v1"
@@ -192,6 +193,7 @@ def open_output(output: Path, run: Run, resume: bool) -> Iterator[dict[str, Any]
 
 def _document(run: Run, status: str, summary: dict | None, error: str = "") -> dict:
     return {"format": RESULTS_FORMAT, "status": status, "error": error,
+            "behaviour_version": BEHAVIOUR_VERSION,
             "run": {"settings": run.settings, "selected_ids": run.selected_ids},
             "summary": summary, "results": dict(sorted(run.results.items())), **run.sections}
 
