@@ -131,7 +131,7 @@ def test_llama_cpp_python_own_echo_drops_the_first_tokens_value(llama):
 
 def test_slm_eval_client_sums_and_probe_accept_the_server(gemma_base_url, llama):
     from openai import AsyncOpenAI
-    from slm_eval.loglik_client import continuation_logliks, probe
+    from smol_slm_eval.loglik_client import continuation_logliks, probe
 
     client = AsyncOpenAI(base_url=gemma_base_url, api_key="EMPTY")
     asyncio.run(probe(client, MODEL))
