@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from smol_envs_core import models, transcript
 
+from tests.support.llama_direct import direct_logprobs
 from tests.support.ports import free_port
 
 pytestmark = pytest.mark.integration
@@ -43,16 +44,6 @@ def post(url: str, body: dict) -> dict:
     reply.raise_for_status()
     return reply.json()
 
-
-def direct_logprobs(llama, text: str) -> tuple[list[int], list[float]]:
-    """Fresh evaluation: the tokens (BOS first) and log p(token i | tokens < i) for i >= 1."""
-    tokens = llama.tokenize(text.encode(), add_bos=True, special=True)
-    llama.reset()
-    llama.eval(tokens)
-    logits = np.asarray(llama.scores[: len(tokens)], dtype=np.float64)
-    logits -= logits.max(axis=1, keepdims=True)
-    logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-    return tokens, [float(logp[i - 1, tokens[i]]) for i in range(1, len(tokens))]
 
 
 def test_completion_is_the_direct_greedy_continuation(gemma_base_url, llama):

@@ -14,6 +14,8 @@ import pytest
 from smol_slm_eval.errors import EndpointRefusedError
 from smol_slm_eval.loglik_client import continuation_logliks, probe
 
+from tests.support.llama_direct import direct_logprobs
+
 pytestmark = pytest.mark.integration
 
 CONTEXT = "Question: Which of these is a gas at room temperature?\nAnswer:"
@@ -29,16 +31,6 @@ def llama():
     return Llama(model_path=str(model_path()), n_ctx=N_CTX, n_threads=2, logits_all=True,
                  verbose=False)
 
-
-def direct_logprobs(llama, text: str) -> tuple[list[int], list[float]]:
-    """Fresh evaluation (no cache reuse): log p(token i | tokens < i) for i >= 1."""
-    tokens = llama.tokenize(text.encode(), add_bos=True, special=True)
-    llama.reset()
-    llama.eval(tokens)
-    logits = np.asarray(llama.scores[: len(tokens)], dtype=np.float64)
-    logits -= logits.max(axis=1, keepdims=True)
-    logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-    return tokens, [float(logp[i - 1, tokens[i]]) for i in range(1, len(tokens))]
 
 
 def post(base_url: str, body: dict) -> dict:
