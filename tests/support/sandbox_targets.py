@@ -25,6 +25,10 @@ from smolscript_sandbox.testing import TEST_URL, ensure_service
 IMAGE = os.environ.get("SMOLSCRIPT_SANDBOX_IMAGE", "smolscript-sandbox:0.1.0")
 # The container suites use this port and the next ones (replicas); the host suites use TEST_URL.
 CONTAINER_PORT = int(os.environ.get("SMOLSCRIPT_SANDBOX_CONTAINER_PORT", "8800"))
+# The suites' client reply timeout: every job they send ends within the service's bounds in
+# well under this, so a service that stops answering fails one test in minutes instead of
+# holding the suite for the client's 900 s default per request.
+REPLY_TIMEOUT_S = 180.0
 
 
 @dataclass(frozen=True)

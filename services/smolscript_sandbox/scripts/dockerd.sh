@@ -2,7 +2,7 @@
 # Start or stop a private Docker engine for the scoring-service image (CI and local use).
 #   bash services/smolscript_sandbox/scripts/dockerd.sh install   apt-get docker.io + debootstrap when missing (root)
 #   bash services/smolscript_sandbox/scripts/dockerd.sh start     start dockerd in the background, wait for `docker info`
-#   bash services/smolscript_sandbox/scripts/dockerd.sh stop      stop the dockerd this script started, and its containers
+#   bash services/smolscript_sandbox/scripts/dockerd.sh stop      stop the dockerd this script started; remove its containers
 #   bash services/smolscript_sandbox/scripts/dockerd.sh env       print `export DOCKER_HOST=...` for this engine
 # The engine runs with --iptables=false --ip-forward=false --bridge=none: Docker otherwise leaves
 # the docker0 bridge, its iptables chains, FORWARD=DROP and ip_forward=1 behind on the host.
@@ -48,6 +48,14 @@ case "${1:-}" in
     for _ in $(seq 1 120); do
       if docker info >/dev/null 2>&1; then
         echo "dockerd.sh: engine up at $DOCKER_HOST ($(docker version -f '{{.Server.Version}}'))"
+        # A run killed with its engine leaves its (stopped) service containers in the data
+        # root; their names would block the next start.
+        stale="$(docker ps -aq --filter label=smolscript-sandbox 2>/dev/null || true)"
+        if [[ -n "$stale" ]]; then
+          echo "dockerd.sh: removing $(echo "$stale" | wc -w) stale service container(s)"
+          # shellcheck disable=SC2086
+          docker rm -f $stale >/dev/null 2>&1 || true
+        fi
         exit 0
       fi
       sleep 0.5
@@ -61,10 +69,10 @@ case "${1:-}" in
       echo "dockerd.sh: not running"
       exit 0
     fi
-    ids="$(docker ps -q 2>/dev/null || true)"
+    ids="$(docker ps -aq 2>/dev/null || true)"
     if [[ -n "$ids" ]]; then
       # shellcheck disable=SC2086
-      docker kill $ids >/dev/null 2>&1 || true
+      docker rm -f $ids >/dev/null 2>&1 || true
     fi
     pid="$(cat "$PIDFILE")"
     kill -TERM "$pid"

@@ -26,6 +26,7 @@ network.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -33,6 +34,8 @@ from importlib import resources
 import httpx
 
 from smolscript_sandbox.errors import SandboxInfraError
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_IMAGE = "smolscript-sandbox:0.1.0"
 LABEL = "smolscript-sandbox"
@@ -164,6 +167,7 @@ def start_container(
     host_config["MaskedPaths"] = []  # = systempaths=unconfined (see the module docstring)
     host_config["ReadonlyPaths"] = []
     name = name or f"smolscript-sandbox-{host_port}"
+    _remove_stale(client, name)
     container = client.api.create_container(**create, host_config=host_config, name=name)
     client.api.start(container["Id"])
     started = ServiceContainer(url=url, container_id=container["Id"], image_id=resolved,
@@ -180,6 +184,19 @@ def start_container(
     stop_container(started.container_id)
     raise SandboxInfraError(f"sandbox container {name} not healthy after {wait_s:.0f} s:\n{logs}",
                             url)
+
+
+def _remove_stale(client, name: str) -> None:
+    """Remove a container called `name` left by a run that was killed (an engine restarted
+    with its data root keeps it, stopped): its port does not answer (checked by the caller),
+    so it holds only the name."""
+    import docker
+
+    try:
+        client.api.remove_container(name, force=True)
+    except docker.errors.NotFound:
+        return
+    logger.warning("removed a stale container named %s (left by an earlier run)", name)
 
 
 def stop_container(container: str, wait_s: int = 10) -> bool:

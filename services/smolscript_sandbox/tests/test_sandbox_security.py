@@ -25,9 +25,11 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
+from smolscript_sandbox import control
 from smolscript_sandbox.client import SandboxClient
+from smolscript_sandbox.testing import config_for
 
-from tests.support.sandbox_targets import Target
+from tests.support.sandbox_targets import REPLY_TIMEOUT_S, Target
 
 pytestmark = pytest.mark.integration
 
@@ -69,7 +71,7 @@ def local_pid(svc: Target) -> int | None:
 
 async def run_python(url: str, source: str, stdins: list[str] | None = None) -> dict:
     """Run `source` as a complete Python program, once per stdin, at `url`; the reply as JSON."""
-    async with SandboxClient(url) as client:
+    async with SandboxClient(url, timeout_s=REPLY_TIMEOUT_S) as client:
         reply = await client.run_program("python", {"main.py": source}, stdins or ["\n"])
     return reply.model_dump()
 
@@ -182,7 +184,7 @@ async def test_cpu_hog_in_one_slot_cannot_time_out_the_other(svc, request):
     url = svc.url
     if svc.name == "container":
         url += "," + request.getfixturevalue("container_peer_url")
-    async with SandboxClient(url, max_concurrency=4) as client:
+    async with SandboxClient(url, max_concurrency=4, timeout_s=REPLY_TIMEOUT_S) as client:
         assert (await client.health())["slots"] >= 2, "needs two program slots"
         # Five tests of 3 s each: the hog's 60 processes spin for about 15 s.
         hog = asyncio.create_task(client.run_program("c", {"main.c": CPU_HOG}, ["\n"] * 5))
@@ -238,9 +240,14 @@ def decoy_answer_key(health, svc):
 
 async def test_answer_keys_and_generator_are_out_of_reach(health, decoy_answer_key, svc):
     source = SEARCH.format(names=ANSWER_KEY_NAMES)
-    async with SandboxClient(svc.url) as client:
-        reply = await client.run_program("python", {"main.py": source}, ["\n"])
-    test = only_test(reply.model_dump())
+    async with SandboxClient(svc.url, timeout_s=REPLY_TIMEOUT_S) as client:
+        # The walk of the whole tree can outlast the test's wall limit on a loaded machine:
+        # such a try saw nothing conclusive and is run again, up to three times.
+        for _attempt in range(3):
+            reply = await client.run_program("python", {"main.py": source}, ["\n"])
+            test = only_test(reply.model_dump())
+            if test["status"] != "timeout":
+                break
     assert test["status"] == "ok", test
     seen = json.loads(test["stdout"])
     assert seen["found"] == [], seen
@@ -435,11 +442,37 @@ async def test_full_queue_answers_503(health, svc):
     assert httpx.get(f"{svc.url}/health", timeout=10).json()["status"] == "ok"
 
 
-async def test_total_job_time_is_bounded(health, svc):
-    job_s = health.get("bounds", {}).get("job_time_s") or 120
+# The job bound on a second host service of its own (port, state folder, sandbox uids), so
+# that it is exercised in seconds, not the production 120 s; the bound is the service's own
+# timer, the same code in the container.
+SHORT_JOB_URL = "http://127.0.0.1:8797"
+SHORT_JOB_S = 15.0
+
+
+@pytest.fixture(scope="module")
+def short_job_service() -> dict:
+    """The health record of a one-slot host service with a SHORT_JOB_S job bound, started for
+    this module and stopped after it."""
+    # The service process reads its bounds and sandbox uids from the environment.
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SMOLSCRIPT_SANDBOX_JOB_TIME_S", str(SHORT_JOB_S))
+        env.setenv("SMOLSCRIPT_SANDBOX_UID_BASE", "63000")
+        env.setenv("SMOLSCRIPT_SANDBOX_BROWSER_UID_BASE", "63500")
+        config = config_for(SHORT_JOB_URL, slots=1, browsers=False)
+        info, started = control.start_owned(config)
+    assert started, f"something else already answers at {SHORT_JOB_URL}"
+    try:
+        yield info
+    finally:
+        control.stop(config)
+
+
+async def test_total_job_time_is_bounded(short_job_service):
+    job_s = short_job_service["bounds"]["job_time_s"]
+    assert job_s == SHORT_JOB_S
     count = int(job_s / 3.5) + 3
     start = time.monotonic()
-    async with SandboxClient(svc.url, timeout_s=job_s + 120) as client:
+    async with SandboxClient(SHORT_JOB_URL, timeout_s=job_s + 120) as client:
         reply = await client.run_program("python", {"main.py": LONG_JOB}, ["\n"] * count)
     elapsed = time.monotonic() - start
     tests = reply.model_dump()["tests"]
@@ -470,7 +503,7 @@ def test_idle_connections_are_closed(health, svc):
 
 async def test_stderr_flood_costs_the_service_little(health, svc):
     flood = "import sys\nwhile True:\n    sys.stderr.write('e' * 65536)\n"
-    async with SandboxClient(svc.url) as client:
+    async with SandboxClient(svc.url, timeout_s=REPLY_TIMEOUT_S) as client:
         before = (await client.health())["cpu_s"]["service"]
         reply = await client.run_program("python", {"main.py": flood}, ["\n"])
         after = (await client.health())["cpu_s"]["service"]
