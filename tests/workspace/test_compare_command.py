@@ -130,3 +130,19 @@ def test_markdown_goes_to_the_file_named(tmp_path, capsys):
     assert "(McNemar exact p=0.0312, N=8 paired)**" in text
     assert "| exact_match x100 | 25.0 | 100.0 | 75.0 |" in text
     assert "| B higher than A | 6 |" in text
+
+
+def test_errored_rollouts_are_excluded_not_paired(tmp_path, capsys, monkeypatch):
+    """A rollout that errored in one run is left out of the pairing (listed as excluded with
+    its error), never compared as a 0."""
+    monkeypatch.setenv("COLUMNS", "300")
+    a, b = pico_run(tmp_path / "a"), pico_run(tmp_path / "b")
+    rows = _rows(b)
+    rows[0].update(error="ModelEndpointError: connection refused", metrics={}, reward=0.0)
+    _rewrite(b, rows)
+    comparison = compare_runs(a, b)
+    assert comparison.excluded == ((f"B {rows[0]['info']['id']}",
+                                    "errored rollout: ModelEndpointError: connection refused"),)
+    assert comparison.headline.diff.n == 7
+    assert cli.main(["compare", str(a), str(b)]) == 0
+    assert "rows paired 7" in " ".join(capsys.readouterr().out.split())

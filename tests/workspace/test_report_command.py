@@ -296,3 +296,34 @@ def test_each_run_prints_its_behaviour_version_rows_first(runs, tmp_path, capsys
     assert "(2 in " in capsys.readouterr().err
     assert cli.main(["report", str(mixed), "--allow-mixed-versions"]) == 0
     assert "behaviour version mixed: 2, unversioned" in _out(capsys)
+
+
+def _with_errored_rows(src: Path, dest: Path, count: int) -> Path:
+    """A copy of the run `src` whose first `count` rollouts errored as vf-eval records it: the
+    error set, no metrics, reward 0."""
+    shutil.copytree(src, dest)
+    rows = [json.loads(line) for line in (dest / "results.jsonl").read_text().splitlines()]
+    for row in rows[:count]:
+        row.update(error="ModelEndpointError: connection refused", metrics={}, reward=0.0)
+    (dest / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return dest
+
+
+@pytest.mark.unit
+def test_errored_rollouts_are_left_out_of_every_figure_and_said(runs, tmp_path, capsys):
+    """An errored rollout is an infrastructure failure, not a wrong answer: it is neither
+    scored 0 nor a reason to refuse the run; the figures rest on the rest, and the report and
+    the leaderboard cell say how many were left out."""
+    run = _with_errored_rows(runs["pico"], tmp_path / "pico" / "e1", count=1)  # a copy_case L1
+    body = report_runs([run])[0].body
+    exact = dict(body.headline)["exact_match x100"]
+    assert exact.n == 7 and exact.value == pytest.approx(100 / 7, abs=0.05)
+    assert body.status.endswith("less 1 errored rollout(s)")
+    assert body.notes[0].startswith("1 errored rollout(s) left out of every figure")
+    assert "connection refused" in body.notes[0]
+    assert all("less 1 errored rollout(s)" in s.subset for s in body.leaderboard)
+    assert cli.main(["report", str(run)]) == 0
+    assert "1 errored rollout(s) left out" in _out(capsys)
+    every = _with_errored_rows(runs["smol_slm_eval"], tmp_path / "slm" / "e2", count=10**6)
+    assert cli.main(["report", str(every)]) == 2
+    assert "every rollout errored" in capsys.readouterr().err

@@ -204,7 +204,7 @@ def records_from_results(results: Results) -> list[dict]:
             "difficulty": info.get("difficulty"),
             "passed": passed >= 1.0, "syntax_ok": syntax_ok >= 1.0,
             "hidden_test_pass_rate": rate,
-            "infra_error": bool(row.metrics.get("infra_error") or row.raw.get("error")),
+            "infra_error": bool(row.metrics.get("infra_error") or row.error),
             "dataset_sha256": info.get("dataset_sha256"),
             "toolchain": (info.get("verdict") or {}).get("toolchain")
             or row.raw.get("toolchain") or {},

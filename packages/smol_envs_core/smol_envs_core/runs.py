@@ -49,9 +49,9 @@ def check_run(results: Path) -> RunCheck:
     first_error = None
     for row in read_results(results).rows:
         rollouts += 1
-        if row.raw.get("error"):
+        if row.error:
             errored += 1
-            first_error = first_error or str(row.raw["error"])[:300]
+            first_error = first_error or row.error
     return RunCheck(results.parent, rollouts, errored, first_error)
 
 

@@ -14,13 +14,14 @@ the folders and the installed entry points, and loading the hooks.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from ..env_ids import REPORT_GROUP, canonical_key, env_key, renamed_environments
 from ..errors import SmolEnvsError
-from .model import EnvReport, Hook, ReportError, Results, RunReport
+from .model import EnvReport, Hook, ReportError, Results, Row, RunReport, errored_note
 from .read import RESULTS_FILE, find_runs, read_results
 from .versions import check_versions
 
@@ -43,11 +44,31 @@ def apply_hook(hook: Hook, results: Results) -> RunReport:
     """
     if not results.rows:
         raise ReportError(f"{results.path}: no rollouts")
+    clean, errored = results.split_errored()
+    if not clean.rows:
+        raise ReportError(f"{results.path.parent}: every rollout errored ({len(errored)}; "
+                          f"first: {errored[0].error}): nothing to report")
     try:
-        body: EnvReport = hook(results)
+        body: EnvReport = hook(clean)
     except (ValueError, SmolEnvsError) as exc:
         raise ReportError(f"{results.path.parent}: {exc}") from exc
+    if errored:
+        body = _less_errored(body, errored)
     return RunReport(header=results.provenance, body=body)
+
+
+def _less_errored(body: EnvReport, errored: Sequence[Row]) -> EnvReport:
+    """`body` marked as resting on the rollouts that finished: a note, the status, and a
+    subset (so neither the report nor the leaderboard presents it as the whole run)."""
+    less = f"less {len(errored)} errored rollout(s)"
+
+    def subset(current: str | None) -> str:
+        return f"{current}, {less}" if current else f"the benchmark {less}"
+
+    return replace(
+        body, status=f"{body.status}; {less}", notes=(errored_note(errored), *body.notes),
+        subset=subset(body.subset),
+        leaderboard=tuple(replace(s, subset=subset(s.subset)) for s in body.leaderboard))
 
 
 def read_run(path: str | Path) -> Results:

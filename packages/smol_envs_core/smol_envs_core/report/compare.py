@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..env_ids import canonical_key
@@ -355,12 +355,22 @@ def _one_run(path: str | Path) -> Results:
 
 
 def _view(hook: CompareHook, results: Results) -> PairedView:
+    """The hook's view of the rollouts that finished; errored rollouts are `excluded`."""
     if not results.rows:
         raise ReportError(f"{results.path}: no rollouts")
+    clean, errored = results.split_errored()
+    if not clean.rows:
+        raise ReportError(f"{results.path.parent}: every rollout errored ({len(errored)}; "
+                          f"first: {errored[0].error}): nothing to compare")
     try:
-        return hook(results)
+        view = hook(clean)
     except (ValueError, SmolEnvsError) as exc:
         raise ReportError(f"{results.path.parent}: {exc}") from exc
+    if not errored:
+        return view
+    left_out = tuple((str(row.info.get("id", row.raw.get("example_id", row.where))),
+                      f"errored rollout: {row.error}") for row in errored)
+    return replace(view, excluded=(*view.excluded, *left_out))
 
 
 def check_comparable(a: Results, b: Results, allow_mixed_versions: bool = False

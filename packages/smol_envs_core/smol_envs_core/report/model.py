@@ -10,8 +10,8 @@ and the strict metric lookup; no files, no verifiers.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,14 @@ class Row:
     def where(self) -> str:
         """How messages name the row: "results line N" (or "results row")."""
         return f"results line {self.line}" if self.line else "results row"
+
+    @property
+    def error(self) -> str | None:
+        """The error vf-eval recorded on this rollout (its `error` field, at most 300
+        characters), or None when it finished: such a rollout's reward says nothing about the
+        model."""
+        error = self.raw.get("error")
+        return str(error)[:300] if error else None
 
     def metric(self, name: str, hint: str = "") -> float:
         """The metric `name` as a float, strictly: a missing value, None, a bool, NaN or a
@@ -125,6 +133,14 @@ class Results:
         """The environment arguments vf-eval recorded ({} when none)."""
         args = self.metadata.get("env_args")
         return args if isinstance(args, Mapping) else {}
+
+    def split_errored(self) -> tuple[Results, tuple[Row, ...]]:
+        """(these results without the errored rollouts, the errored rollouts): what the
+        report and compare hooks see, and what they leave out of every figure."""
+        errored = tuple(row for row in self.rows if row.error)
+        if not errored:
+            return self, ()
+        return replace(self, rows=tuple(r for r in self.rows if not r.error)), errored
 
 
 @dataclass(frozen=True)
@@ -246,3 +262,10 @@ class RunReport:
 
 
 Hook = Callable[[Results], EnvReport]
+
+
+def errored_note(errored: Sequence[Row]) -> str:
+    """One line on the errored rollouts a report or comparison left out (count and the first
+    error)."""
+    return (f"{len(errored)} errored rollout(s) left out of every figure (an infrastructure "
+            f"failure, not the model's answer; first: {errored[0].error})")
