@@ -39,15 +39,13 @@ def apply_hook(hook: Hook, results: Results) -> RunReport:
     """Run an environment's hook on one run.
 
     Raises:
-        ReportError: the run has no rollouts, or the hook refused the rows (its ValueError or
-            SmolEnvsError, one line naming the run folder).
+        ReportError: the run has no rollouts, every rollout errored, or the hook refused the
+            rows (its ValueError or SmolEnvsError, one line naming the run folder). Errored
+            rollouts are left out of the hook's rows and said in the report.
     """
     if not results.rows:
         raise ReportError(f"{results.path}: no rollouts")
-    clean, errored = results.split_errored()
-    if not clean.rows:
-        raise ReportError(f"{results.path.parent}: every rollout errored ({len(errored)}; "
-                          f"first: {errored[0].error}): nothing to report")
+    clean, errored = results.split_errored("report")
     try:
         body: EnvReport = hook(clean)
     except (ValueError, SmolEnvsError) as exc:

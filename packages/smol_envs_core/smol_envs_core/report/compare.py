@@ -358,10 +358,7 @@ def _view(hook: CompareHook, results: Results) -> PairedView:
     """The hook's view of the rollouts that finished; errored rollouts are `excluded`."""
     if not results.rows:
         raise ReportError(f"{results.path}: no rollouts")
-    clean, errored = results.split_errored()
-    if not clean.rows:
-        raise ReportError(f"{results.path.parent}: every rollout errored ({len(errored)}; "
-                          f"first: {errored[0].error}): nothing to compare")
+    clean, errored = results.split_errored("compare")
     try:
         view = hook(clean)
     except (ValueError, SmolEnvsError) as exc:

@@ -134,12 +134,19 @@ class Results:
         args = self.metadata.get("env_args")
         return args if isinstance(args, Mapping) else {}
 
-    def split_errored(self) -> tuple[Results, tuple[Row, ...]]:
+    def split_errored(self, purpose: str) -> tuple[Results, tuple[Row, ...]]:
         """(these results without the errored rollouts, the errored rollouts): what the
-        report and compare hooks see, and what they leave out of every figure."""
+        report and compare hooks see, and what they leave out of every figure.
+
+        Raises:
+            ReportError: every rollout errored ("... nothing to `purpose`").
+        """
         errored = tuple(row for row in self.rows if row.error)
         if not errored:
             return self, ()
+        if len(errored) == len(self.rows):
+            raise ReportError(f"{self.path.parent}: every rollout errored ({len(errored)}; "
+                              f"first: {errored[0].error}): nothing to {purpose}")
         return replace(self, rows=tuple(r for r in self.rows if not r.error)), errored
 
 
