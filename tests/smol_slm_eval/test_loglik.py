@@ -148,3 +148,47 @@ class StockEcho:
 def test_probe_refuses_llama_cpp_python_stock_echo(llama):
     with pytest.raises(EndpointRefusedError, match="disagree"):
         asyncio.run(probe(StockEcho(llama), "SmolLM2-135M-Instruct"))
+
+
+def question_tokens(llama, task: str, count: int) -> list[list[list[int]]]:
+    """The token lists of the first `count` questions of `task` (one list per choice)."""
+    from smol_envs_core.loglik import prompt_tokens
+    from smol_slm_eval.data import load_rows
+    from smol_slm_eval.prompts import mc_request
+
+    out = []
+    for row in load_rows(task)[:count]:
+        context, continuations, _, _ = mc_request(task, row, "lm_eval")
+        out.append([prompt_tokens(llama, context + c) for c in continuations])
+    return out
+
+
+def fresh_logits(llama, tokens: list[int]) -> np.ndarray:
+    llama.reset()
+    llama.eval(tokens)
+    return np.array(llama.scores[: len(tokens)])
+
+
+def test_shared_prefix_logits_are_bit_identical_to_fresh_ones(llama):
+    """Every row of every choice (the generated token's row too) of real questions, ARC's
+    one-token answers included, equals a fresh evaluation of that choice alone."""
+    from smol_envs_core.loglik import prompt_logits, shared_prefix
+
+    questions = question_tokens(llama, "arc_easy", 14) + question_tokens(llama, "hellaswag", 2)
+    assert all(shared_prefix(q, llama.n_batch) > 0 for q in questions)  # the saving is real
+    for question in questions:
+        for tokens, rows in zip(question, prompt_logits(llama, question), strict=True):
+            np.testing.assert_array_equal(rows, fresh_logits(llama, tokens))
+
+
+def test_a_one_token_step_is_why_each_choice_keeps_two_tokens(llama, monkeypatch):
+    """Negative control for MIN_OWN_TOKENS: sharing all but one token changes some logits of
+    ARC-Easy's first four questions (llama.cpp's one-token kernels)."""
+    from smol_envs_core import loglik
+
+    monkeypatch.setattr(loglik, "MIN_OWN_TOKENS", 1)
+    differs = False
+    for question in question_tokens(llama, "arc_easy", 4):
+        for tokens, rows in zip(question, loglik.prompt_logits(llama, question), strict=True):
+            differs |= not np.array_equal(rows, fresh_logits(llama, tokens))
+    assert differs

@@ -227,6 +227,7 @@ def serve_forever(host: str, port: int, threads: int, model: LocalModel = models
                 chat_format=model.chat_format,
                 n_ctx=N_CTX,
                 n_threads=threads,
+                n_threads_batch=threads,  # prompt processing; the server defaults to all CPUs
                 verbose=False,
             )
         ],
