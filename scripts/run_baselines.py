@@ -91,7 +91,7 @@ RUNS = (
     *(Run(f"smol-slm-eval-{task}", "smol-slm-eval", {"task": task, "num_examples": n},
           ("-n", str(n)), "full" if n < 0 else f"first {n} rows", api="completions",
           package=SLM)
-      for task, n in (("hellaswag", 50), ("arc_easy", 50), ("arc_challenge", 50),
+      for task, n in (("hellaswag", 50), ("arc_easy", -1), ("arc_challenge", -1),
                       ("gpqa_diamond", 50), ("math_500", 20))),
     Run("smol-slm-eval-bfcl_v4-simple_python", "smol-slm-eval",
         {"task": "bfcl_v4", "bfcl_category": "simple_python", "num_examples": 10}, ("-n", "10"),
