@@ -172,8 +172,9 @@ def fresh_logits(llama, tokens: list[int]) -> np.ndarray:
 def test_shared_prefix_logits_are_bit_identical_to_fresh_ones(llama):
     """Every row of every choice (the generated token's row too) of real questions, ARC's
     one-token answers included, equals a fresh evaluation of that choice alone."""
-    from smol_envs_core.loglik import prompt_logits, shared_prefix
+    from smol_envs_core.loglik import prefix_reuse_is_exact, prompt_logits, shared_prefix
 
+    assert prefix_reuse_is_exact(llama)  # SmolLM2: plain attention
     questions = question_tokens(llama, "arc_easy", 14) + question_tokens(llama, "hellaswag", 2)
     assert all(shared_prefix(q, llama.n_batch) > 0 for q in questions)  # the saving is real
     for question in questions:

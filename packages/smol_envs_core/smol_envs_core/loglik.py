@@ -12,7 +12,8 @@ depend on what the server evaluated before. A request's prompts that share a tok
 multiple-choice question's choices after one context) are computed with the prefix evaluated
 once: each prompt's own tokens are then evaluated on the cached prefix, and the logits are
 bit-identical to a fresh evaluation of the whole prompt (measured on SmolLM2: 0.0 difference on
-every row of 40 HellaSwag, 150 ARC-Easy and 80 ARC-Challenge questions), with one exception that
+every row of 40 HellaSwag, 150 ARC-Easy and 80 ARC-Challenge questions; models with plain
+attention only: `prefix_reuse_is_exact`), with one exception that
 the code avoids: llama.cpp computes a one-token step with other kernels than the same token
 inside a longer batch (0.26-0.8 logits apart on about one in ten ARC questions, 0.12 nats on a
 log-likelihood once), so every prompt keeps at least `MIN_OWN_TOKENS` tokens of its own. A prompt
@@ -123,12 +124,26 @@ def prompt_logits(llama: Any, token_lists: list[list[int]]) -> list[np.ndarray]:
     Raises:
         ValueError: as `_prefill`.
     """
-    shared = shared_prefix(token_lists, llama.n_batch)
+    shared = shared_prefix(token_lists, llama.n_batch) if prefix_reuse_is_exact(llama) else 0
     if not shared:
         return [np.array(_prefill(llama, tokens)) for tokens in token_lists]
     prefix = np.array(_prefill(llama, token_lists[0][:shared]))
     return [np.concatenate([prefix, _prefill(llama, tokens, cached=shared)[shared:]])
             for tokens in token_lists]
+
+
+def prefix_reuse_is_exact(llama: Any) -> bool:
+    """Whether `prompt_logits` may share a prefix for this model: plain attention only.
+
+    Gemma 3 (sliding-window attention, n_swa 512) gives other logits from the prefix's last row
+    on (up to 1.2 apart, measured on a 3-choice question; cause not found), so a model with a
+    sliding window, or a recurrent or hybrid one, evaluates every prompt fresh.
+    """
+    import llama_cpp
+
+    if getattr(llama, "_is_recurrent", False) or getattr(llama, "_is_hybrid", False):
+        return False
+    return llama_cpp.llama_model_n_swa(llama._model.model) == 0
 
 
 def _top(row: np.ndarray, k: int) -> np.ndarray:
