@@ -1,8 +1,7 @@
 """Per-question cost of log-likelihood multiple choice: smol-slm-eval's client against a naive one.
 
 Both score the same questions (HellaSwag by default, 4 choices each) against the same endpoint
-in one run,
-alternating per question so that load on the machine affects both alike:
+in one run, alternating per question so that load on the machine affects both alike:
 - smol-slm-eval: one `/v1/completions` request per question with the four prompts as a list
   (`continuation_logliks`);
 - naive: one request per choice (four requests per question), each scored on its own.

@@ -14,7 +14,7 @@ import pytest
 from smol_slm_eval.errors import EndpointRefusedError
 from smol_slm_eval.loglik_client import continuation_logliks, probe
 
-from tests.support.llama_direct import direct_logprobs
+from tests.support.llama_direct import direct_logits, direct_logprobs
 
 pytestmark = pytest.mark.integration
 
@@ -163,12 +163,6 @@ def question_tokens(llama, task: str, count: int) -> list[list[list[int]]]:
     return out
 
 
-def fresh_logits(llama, tokens: list[int]) -> np.ndarray:
-    llama.reset()
-    llama.eval(tokens)
-    return np.array(llama.scores[: len(tokens)])
-
-
 def test_shared_prefix_logits_are_bit_identical_to_fresh_ones(llama):
     """Every row of every choice (the generated token's row too) of real questions, ARC's
     one-token answers included, equals a fresh evaluation of that choice alone."""
@@ -179,7 +173,7 @@ def test_shared_prefix_logits_are_bit_identical_to_fresh_ones(llama):
     assert all(shared_prefix(q, llama.n_batch) > 0 for q in questions)  # the saving is real
     for question in questions:
         for tokens, rows in zip(question, prompt_logits(llama, question), strict=True):
-            np.testing.assert_array_equal(rows, fresh_logits(llama, tokens))
+            np.testing.assert_array_equal(rows, direct_logits(llama, tokens))
 
 
 def test_a_one_token_step_is_why_each_choice_keeps_two_tokens(llama, monkeypatch):
@@ -191,5 +185,5 @@ def test_a_one_token_step_is_why_each_choice_keeps_two_tokens(llama, monkeypatch
     differs = False
     for question in question_tokens(llama, "arc_easy", 4):
         for tokens, rows in zip(question, loglik.prompt_logits(llama, question), strict=True):
-            differs |= not np.array_equal(rows, fresh_logits(llama, tokens))
+            differs |= not np.array_equal(rows, direct_logits(llama, tokens))
     assert differs

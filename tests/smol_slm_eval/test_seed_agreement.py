@@ -1,9 +1,9 @@
 """Standing agreement test: our smol-slm-eval and the seed's (PyPI slm-eval 0.0.1) on the same rows.
 
 Both harnesses read the same local data files and ask the same local server (greedy; echo
-log-probabilities bit-identical to a fresh evaluation, so the order of requests does not matter). The seed runs
-its own task YAMLs in its own venv (`seed_peer.py`); ours builds each task with
-`load_environment(task, data_path=...)` and scores with its own functions. Compared per row:
+log-probabilities bit-identical to a fresh evaluation, so the order of requests does not
+matter). The seed runs its own task YAMLs in its own venv (`seed_peer.py`); ours builds each
+task with `load_environment(task, data_path=...)` and scores with its own functions. Compared per row:
 multiple choice: chosen answers, acc, acc_norm and every choice's log-likelihood (1e-6);
 math_500: the prompt bytes, the generated text, the extracted answer and every metric.
 The agreement table is printed. GPQA is not part of this test (its rows are never written out).
@@ -30,11 +30,11 @@ pytestmark = pytest.mark.e2e
 
 # Per task: the first rows of each split, fixed. Both harnesses score every row live on the
 # 2-core CI machine (each echo request as a fresh evaluation, each generation twice). The suite
-# runs the first 50 rows of each multiple-choice task (a question's choices share their context's
-# evaluation: about 100 s for all three), the first 5 of math_500 and the first 3 of each BFCL
-# category; SLM_EVAL_AGREEMENT_ROWS=50 SLM_EVAL_AGREEMENT_BFCL_ROWS=50 is the full check of the
-# generation tasks (it passed, 0 rows differing, in 24.5 minutes on an idle 2-core machine:
-# issue 32's note). All rows of BFCL and MATH-500 are compared without a model in
+# runs the first 50 rows of each multiple-choice task (a question's choices share their
+# context's evaluation; the whole test takes 170-210 s), the first 5 of math_500 and the first 3
+# of each BFCL category; SLM_EVAL_AGREEMENT_ROWS=50 SLM_EVAL_AGREEMENT_BFCL_ROWS=50 is the full
+# check of the generation tasks (it passed, 0 rows differing, in 24.5 minutes on an idle 2-core
+# machine: issue 32's note). All rows of BFCL and MATH-500 are compared without a model in
 # test_seed_bfcl_definition.py and test_seed_math_definition.py.
 MC_ROWS = int(os.environ.get("SLM_EVAL_AGREEMENT_MC_ROWS", "50"))
 ROWS = int(os.environ.get("SLM_EVAL_AGREEMENT_ROWS", "5"))  # math_500

@@ -12,11 +12,11 @@ depend on what the server evaluated before. A request's prompts that share a tok
 multiple-choice question's choices after one context) are computed with the prefix evaluated
 once: each prompt's own tokens are then evaluated on the cached prefix, and the logits are
 bit-identical to a fresh evaluation of the whole prompt (measured on SmolLM2: 0.0 difference on
-every row of 40 HellaSwag, 150 ARC-Easy and 80 ARC-Challenge questions; models with plain
-attention only: `prefix_reuse_is_exact`), with one exception that
-the code avoids: llama.cpp computes a one-token step with other kernels than the same token
-inside a longer batch (0.26-0.8 logits apart on about one in ten ARC questions, 0.12 nats on a
-log-likelihood once), so every prompt keeps at least `MIN_OWN_TOKENS` tokens of its own. A prompt
+every row of 40 HellaSwag, 150 ARC-Easy and 80 ARC-Challenge questions). Only models with plain
+attention share a prefix (`prefix_reuse_is_exact`), and one case is avoided: llama.cpp computes
+a one-token step with other kernels than the same token inside a longer batch (0.26-0.8 logits
+apart on about one in ten ARC questions, 0.12 nats on a log-likelihood once), so every prompt
+keeps at least `MIN_OWN_TOKENS` tokens of its own. A prompt
 longer than one llama.cpp batch (`n_batch`) is evaluated fresh on its own, since the batches
 would then split at other places. `benchmarks/bench_smol_slm_eval_loglik.py` measures the saving.
 
@@ -78,6 +78,8 @@ def _log_softmax(logits: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 
 
+# Tokens every prompt evaluates itself after a shared prefix: a one-token step on a cached
+# prefix runs llama.cpp's single-token kernels, whose logits differ from a batch's.
 MIN_OWN_TOKENS = 2
 
 
@@ -117,7 +119,7 @@ def shared_prefix(token_lists: list[list[int]], n_batch: int) -> int:
 
 
 def prompt_logits(llama: Any, token_lists: list[list[int]]) -> list[np.ndarray]:
-    """Each token list's logits (len, n_vocab), as a fresh evaluation of it alone gives them.
+    """Each token list's logits (len, n_vocab) float32, as a fresh evaluation of it alone gives.
 
     Lists sharing a prefix (`shared_prefix`) evaluate it once and then their own tokens on it.
 
