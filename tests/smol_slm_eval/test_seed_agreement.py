@@ -3,8 +3,8 @@
 Both harnesses read the same local data files and ask the same local server (greedy; echo
 log-probabilities bit-identical to a fresh evaluation, so the order of requests does not
 matter). The seed runs its own task YAMLs in its own venv (`seed_peer.py`); ours builds each
-task with `load_environment(task, data_path=...)` and scores with its own functions. Compared per row:
-multiple choice: chosen answers, acc, acc_norm and every choice's log-likelihood (1e-6);
+task with `load_environment(task, data_path=...)` and scores with its own functions. Compared
+per row: multiple choice: chosen answers, acc, acc_norm and every choice's log-likelihood (1e-6);
 math_500: the prompt bytes, the generated text, the extracted answer and every metric.
 The agreement table is printed. GPQA is not part of this test (its rows are never written out).
 """
