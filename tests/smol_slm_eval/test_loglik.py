@@ -187,3 +187,19 @@ def test_a_one_token_step_is_why_each_choice_keeps_two_tokens(llama, monkeypatch
         for tokens, rows in zip(question, loglik.prompt_logits(llama, question), strict=True):
             differs |= not np.array_equal(rows, direct_logits(llama, tokens))
     assert differs
+
+
+def test_row_normalisers_give_the_full_log_softmax_bit_for_bit(llama):
+    """The server reads each log-probability as (l - m) - z from per-row normalisers instead of
+    a (len, n_vocab) float64 log-softmax: every entry of every row equals the full matrix's,
+    also when a question's shared prefix rows were normalised once for all its choices."""
+    from smol_envs_core.loglik import logprob_at, normalisers, prompt_rows
+
+    question = question_tokens(llama, "hellaswag", 1)[0]
+    for tokens, (logits, (m, z)) in zip(question, prompt_rows(llama, question), strict=True):
+        shifted = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
+        full = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        every = np.arange(logits.shape[1])
+        for row in range(len(tokens)):
+            np.testing.assert_array_equal(logprob_at(logits, m, z, row, every), full[row])
+        np.testing.assert_array_equal(np.stack(normalisers(logits)), np.stack([m, z]))

@@ -18,7 +18,10 @@ a one-token step with other kernels than the same token inside a longer batch (0
 apart on about one in ten ARC questions, 0.12 nats on a log-likelihood once), so every prompt
 keeps at least `MIN_OWN_TOKENS` tokens of its own. A prompt
 longer than one llama.cpp batch (`n_batch`) is evaluated fresh on its own, since the batches
-would then split at other places. `benchmarks/bench_smol_slm_eval_loglik.py` measures the saving.
+would then split at other places. Log-probabilities are read from per-row normalisers
+(`normalisers`: the row's maximum and log-sum-exp, float64), bit-identical to a full
+log-softmax matrix but without building one, and a shared prefix's rows are normalised
+once. `benchmarks/bench_smol_slm_eval_loglik.py` measures the saving.
 
 Only `max_tokens=1` is served on this path (what log-likelihood clients send: one greedy token
 after the echoed prompt); anything else gets HTTP 400 rather than wrong numbers.
@@ -73,9 +76,33 @@ def tokenizer_reply(llama: Any, path: str, body: Any) -> dict[str, Any]:
     return {"prompt": llama.detokenize(tokens, special=True).decode("utf-8", errors="replace")}
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits.astype(np.float64) - np.max(logits, axis=-1, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+# Rows normalised at a time: bounds the float64 temporaries (Gemma's 262k vocabulary: 16 MB).
+NORM_CHUNK_ROWS = 8
+
+
+def normalisers(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of `logits` (n, n_vocab): its maximum m and z = log(sum(exp(l - m))), float64 (n,).
+
+    log_softmax(l)[t] is then (float64(l[t]) - m) - z, the same float64 operations in the same
+    order as normalising the whole row, so a log-probability read through `logprob_at` is
+    bit-identical to one taken from a full log-softmax matrix; only the rows' exponentials are
+    computed, never a (n, n_vocab) float64 result.
+    """
+    n = len(logits)
+    m, z = np.empty(n), np.empty(n)
+    for start in range(0, n, NORM_CHUNK_ROWS):
+        block = np.asarray(logits[start:start + NORM_CHUNK_ROWS])
+        top = np.max(block, axis=-1, keepdims=True)
+        shifted = block.astype(np.float64) - top
+        m[start:start + len(block)] = top[:, 0]
+        z[start:start + len(block)] = np.log(np.sum(np.exp(shifted), axis=-1))
+    return m, z
+
+
+def logprob_at(logits: np.ndarray, m: np.ndarray, z: np.ndarray, row: int,
+               tokens: np.ndarray) -> np.ndarray:
+    """log_softmax of `logits[row]` at `tokens` (k,), float64, from `normalisers`' m and z."""
+    return (logits[row, tokens].astype(np.float64) - m[row]) - z[row]
 
 
 # Tokens every prompt evaluates itself after a shared prefix: a one-token step on a cached
@@ -126,12 +153,35 @@ def prompt_logits(llama: Any, token_lists: list[list[int]]) -> list[np.ndarray]:
     Raises:
         ValueError: as `_prefill`.
     """
+    return [logits for logits, _ in prompt_rows(llama, token_lists)]
+
+
+def prompt_rows(llama: Any, token_lists: list[list[int]]
+                ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
+    """Each token list's logits (as `prompt_logits`) with their rows' `normalisers` (m, z).
+
+    The rows of a shared prefix are evaluated and normalised once for all the lists: the
+    log-softmax, not the model, is the larger cost of a multiple-choice question on the CPU.
+
+    Raises:
+        ValueError: as `_prefill`.
+    """
     shared = shared_prefix(token_lists, llama.n_batch) if prefix_reuse_is_exact(llama) else 0
     if not shared:
-        return [np.array(_prefill(llama, tokens)) for tokens in token_lists]
+        out = []
+        for tokens in token_lists:
+            logits = np.array(_prefill(llama, tokens))
+            out.append((logits, normalisers(logits)))
+        return out
     prefix = np.array(_prefill(llama, token_lists[0][:shared]))
-    return [np.concatenate([prefix, _prefill(llama, tokens, cached=shared)[shared:]])
-            for tokens in token_lists]
+    prefix_m, prefix_z = normalisers(prefix)
+    out = []
+    for tokens in token_lists:
+        own = np.array(_prefill(llama, tokens, cached=shared)[shared:])
+        own_m, own_z = normalisers(own)
+        out.append((np.concatenate([prefix, own]),
+                    (np.concatenate([prefix_m, own_m]), np.concatenate([prefix_z, own_z]))))
+    return out
 
 
 def prefix_reuse_is_exact(llama: Any) -> bool:
@@ -168,14 +218,16 @@ def prompt_tokens(llama: Any, prompt: str) -> list[int]:
 
 
 def prompt_logprobs(llama: Any, prompt: str, top_k: int = 1,
-                    logits: np.ndarray | None = None) -> dict[str, Any]:
+                    rows: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
+                    ) -> dict[str, Any]:
     """Echo log-probabilities of `prompt` plus one greedy token, in OpenAI completions shape.
 
     Returns a dict with `text` (prompt + generated token text) and `logprobs` = {tokens,
     text_offset (characters into `text`), token_logprobs (natural log; None for a first token
     with nothing before it), top_logprobs (top_k alternatives per position, None likewise)}; the
-    last entry of each list is the generated token. `logits` are the prompt's tokens' logits
-    when the caller computed them already (`prompt_logits`); otherwise a fresh evaluation.
+    last entry of each list is the generated token. `rows` are the prompt's tokens' logits and
+    their normalisers when the caller computed them already (`prompt_rows`); otherwise a fresh
+    evaluation.
 
     Raises:
         ValueError: empty prompt, prompt longer than the context, or a model without logits_all.
@@ -184,10 +236,10 @@ def prompt_logprobs(llama: Any, prompt: str, top_k: int = 1,
     raw = prompt.encode("utf-8")
     bos = llama.token_bos()
     lead = 1 if tokens and tokens[0] == bos and llama.detokenize([bos]) == b"" else 0
-    if logits is None:
-        logits = _prefill(llama, tokens)
-    logp = _log_softmax(np.asarray(logits))
-    generated = int(np.argmax(logp[-1]))
+    if rows is None:
+        (rows,) = prompt_rows(llama, [tokens])
+    logits, (m, z) = rows
+    generated = int(np.argmax(logits[-1]))  # the order of a row's logits is its log-softmax's
     all_tokens = [*tokens, generated]
     pieces = [llama.detokenize([t], special=True) for t in all_tokens]
     out: dict[str, list] = {"tokens": [], "text_offset": [], "token_logprobs": [],
@@ -203,10 +255,11 @@ def prompt_logprobs(llama: Any, prompt: str, top_k: int = 1,
             out["token_logprobs"].append(None)
             out["top_logprobs"].append(None)
             continue
-        row = logp[i - 1]
-        out["token_logprobs"].append(float(row[all_tokens[i]]))
-        top = {pieces_text(llama, int(t)): float(row[t]) for t in _top(row, max(1, top_k))}
-        top.setdefault(out["tokens"][-1], float(row[all_tokens[i]]))
+        best = _top(logits[i - 1], max(1, top_k))
+        values = logprob_at(logits, m, z, i - 1, np.array([all_tokens[i], *best]))
+        out["token_logprobs"].append(float(values[0]))
+        top = {pieces_text(llama, int(t)): float(v) for t, v in zip(best, values[1:])}
+        top.setdefault(out["tokens"][-1], float(values[0]))
         out["top_logprobs"].append(top)
     return {"text": full.decode("utf-8", errors="replace"), "logprobs": out,
             "prompt_tokens": len(tokens) - lead}
@@ -231,10 +284,10 @@ def completion_response(llama: Any, body: dict[str, Any], model: str) -> dict[st
     if not prompts or not all(isinstance(p, str) for p in prompts):
         raise ValueError("prompt must be a string or a non-empty list of strings")
     top_k = int(body.get("logprobs") or 1)
-    logits = prompt_logits(llama, [prompt_tokens(llama, p) for p in prompts])
+    evaluated = prompt_rows(llama, [prompt_tokens(llama, p) for p in prompts])
     choices, used = [], 0
-    for index, (prompt, rows) in enumerate(zip(prompts, logits, strict=True)):
-        result = prompt_logprobs(llama, prompt, top_k, logits=rows)
+    for index, (prompt, rows) in enumerate(zip(prompts, evaluated, strict=True)):
+        result = prompt_logprobs(llama, prompt, top_k, rows=rows)
         used += result["prompt_tokens"]
         choices.append({"text": result["text"], "index": index, "logprobs": result["logprobs"],
                         "finish_reason": "length"})
