@@ -2,6 +2,12 @@
 `info`, `metrics`, `reward`) and the `metadata.json` beside it, into a `model.Results`; and the
 search of folders for runs. Reads files (and, for former environment ids, the installed entry
 points: `env_ids`) only; no verifiers.
+
+An environment's own command may write one JSON results document instead (`results.json`, e.g.
+`smolscript evaluate`): it names its `format`, and the environment registers a reader for that
+format in the entry-point group `smol_envs.results_format` (name: the format; value: a function
+`(Path) -> Results`). A `metadata.json` beside such a document (a baseline's provenance: model
+label, wall time) is laid over the reader's metadata.
 """
 
 from __future__ import annotations
@@ -16,15 +22,22 @@ from ..env_ids import canonical_key
 from .model import UNVERSIONED, Provenance, ReportError, Results, ResultsError, Row
 
 RESULTS_FILE = "results.jsonl"
+DOCUMENT_FILE = "results.json"
+DOCUMENT_GROUP = "smol_envs.results_format"
 METADATA_FILE = "metadata.json"
 FAILED_SUFFIX = "-FAILED"
 VERSION_KEY = "behaviour_version"
 
 
 def results_path(path: str | Path) -> Path:
-    """`path` itself, or the results.jsonl inside it when it is the folder vf-eval wrote."""
+    """`path` itself, or the results.jsonl inside it when it is the folder vf-eval wrote (the
+    results.json document inside it when the folder holds that instead)."""
     path = Path(path)
-    return path / RESULTS_FILE if path.is_dir() else path
+    if not path.is_dir():
+        return path
+    document = path / DOCUMENT_FILE
+    return document if document.is_file() and not (path / RESULTS_FILE).exists() else (
+        path / RESULTS_FILE)
 
 
 def _info(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,6 +107,11 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
     path = results_path(path)
     if not path.is_file():
         raise ResultsError(f"{path}: no such results file")
+    if path.suffix == ".json":
+        results = read_document(path, expect)
+        if expect is not None:
+            expect_environment(results, expect)
+        return results
     try:
         meta_path = path.with_name(METADATA_FILE)
         metadata = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
@@ -118,9 +136,9 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
 
 
 def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
-    """The results.jsonl files named by `paths` (a results.jsonl, a run folder, or a folder
-    searched recursively), in the order given, and notes on failed runs skipped in searched
-    folders.
+    """The results files named by `paths` (a results.jsonl or results.json document, a run
+    folder, or a folder searched recursively), in the order given, and notes on failed runs
+    skipped in searched folders.
 
     Raises:
         ReportError: a path does not exist, a run folder given by name is a failed run
@@ -136,10 +154,10 @@ def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
             raise ReportError(f"{run_dir}: a failed run (see its FAILED.txt), nothing to report")
         if given.is_file():
             found.append(given)
-        elif (given / RESULTS_FILE).is_file():
-            found.append(given / RESULTS_FILE)
+        elif results_path(given).is_file():
+            found.append(results_path(given))
         else:
-            inside = sorted(given.rglob(RESULTS_FILE))
+            inside = sorted([*given.rglob(RESULTS_FILE), *given.rglob(DOCUMENT_FILE)])
             kept = [p for p in inside if not p.parent.name.endswith(FAILED_SUFFIX)]
             skipped += [f"skipped failed run {p.parent}" for p in inside if p not in kept]
             if not kept:
@@ -147,3 +165,35 @@ def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
                                   "result folder)")
             found += kept
     return list(dict.fromkeys(found)), skipped
+
+
+def read_document(path: Path, env_id: str | None = None) -> Results:
+    """Read an environment's JSON results document through the reader its `format` names
+    (entry-point group `smol_envs.results_format`), with a metadata.json beside it laid over
+    the reader's metadata.
+
+    Raises:
+        ResultsError: the file is not JSON, names no format, or no installed reader knows it.
+    """
+    from importlib.metadata import entry_points
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        meta_path = path.with_name(METADATA_FILE)
+        beside = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ResultsError(f"cannot read results {path}: {exc}") from exc
+    found = document.get("format") if isinstance(document, dict) else None
+    readers = {ep.name: ep for ep in entry_points(group=DOCUMENT_GROUP)}
+    if found not in readers:
+        known = ", ".join(sorted(readers)) or "none installed"
+        raise ResultsError(f"{path}: not a results document of a known format (its `format` is "
+                           f"{found!r}; known: {known}); vf-eval runs are results.jsonl folders")
+    results = readers[found].load()(path)
+    if not beside:
+        return results
+    if not isinstance(beside, dict):
+        raise ResultsError(f"{meta_path}: not a JSON object")
+    metadata = {**results.metadata, **beside}
+    header = provenance(path, metadata, results.rows, env_id)
+    return Results(path=path, rows=results.rows, metadata=metadata, provenance=header)
