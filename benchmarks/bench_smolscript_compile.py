@@ -128,7 +128,7 @@ def compare_language(language: str, items: list[tuple[str, str, str]], prebuilt_
     return totals
 
 
-def cpp_phases(text: str, prebuilt_root: Path, scratch: Path, repeat: int = 5) -> None:
+def cpp_phases(text: str, prebuilt_root: Path, scratch: Path, repeat: int = 10) -> None:
     """Print where one C++ compile's CPU goes, plain and with the precompiled header."""
     from smolscript_sandbox.runtimes import CPP_FLAGS, build_program
     from smolscript_sandbox.schema import ProgramJob
@@ -144,12 +144,16 @@ def cpp_phases(text: str, prebuilt_root: Path, scratch: Path, repeat: int = 5) -
     print("| way | parse (-fsyntax-only) | + code generation (-S) | whole compile + link "
           "| assemble + link |")
     print("|---|---|---|---|---|")
-    for way, flags in (("plain", []), ("precompiled header", extra)):
-        figures = []
-        for tail in (["-fsyntax-only"], ["-S", "-o", "main.s"], ["-o", "main"]):
-            cpu = sum(timed(["/usr/bin/g++", *flags, *CPP_FLAGS, "main.cpp", *tail], folder)[0]
-                      for _ in range(repeat)) / repeat
-            figures.append(cpu)
+    tails = (["-fsyntax-only"], ["-S", "-o", "main.s"], ["-o", "main"])
+    ways = (("plain", []), ("precompiled header", extra))
+    sums = {(way, i): 0.0 for way, _ in ways for i in range(len(tails))}
+    for _ in range(repeat):  # round-robin, so that a change of load falls on every figure
+        for way, flags in ways:
+            for i, tail in enumerate(tails):
+                sums[way, i] += timed(["/usr/bin/g++", *flags, *CPP_FLAGS, "main.cpp", *tail],
+                                      folder)[0]
+    for way, _ in ways:
+        figures = [sums[way, i] / repeat for i in range(len(tails))]
         print(f"| {way} | {figures[0]:.3f} | {figures[1]:.3f} | {figures[2]:.3f} | "
               f"{figures[2] - figures[1]:.3f} |")
 
