@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import tempfile
 import time
@@ -113,7 +114,11 @@ def compare_language(language: str, items: list[tuple[str, str, str]], prebuilt_
         plain_argv = tuple(expand_argv(RUNTIMES[language].compile_argv, JOB_MOUNT))
         outputs = []
         for way, argv in (("plain", plain_argv), ("service", program.compile_argv)):
-            job_dir = scratch / f"{language}-{index}-{way}"
+            # One folder for both ways, emptied between them: compilers write the source's
+            # path into their output (Rust's panic locations), as /job is the same in the
+            # service.
+            job_dir = scratch / f"{language}-{index}"
+            shutil.rmtree(job_dir, ignore_errors=True)
             job_dir.mkdir()
             (job_dir / name).write_text(text, encoding="utf-8")
             cpu, status = timed(host_argv(argv, job_dir, prebuilt_root), job_dir)
