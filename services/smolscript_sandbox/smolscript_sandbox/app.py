@@ -111,7 +111,7 @@ class Service:
 
     async def stop(self) -> None:
         """Close the browsers, kill what the slots still run, unmount job folders, remove
-        the slot cgroups."""
+        the slot cgroups and the precompiled headers."""
         await self.browsers.stop()
         for slot in self.slots:
             await asyncio.to_thread(sweep, slot)
@@ -120,6 +120,7 @@ class Service:
             if slot.meter is not None:
                 slot.meter.remove()
             unmount(slot.job_dir)
+        prebuilt.remove(prebuilt.current())
 
     async def _reap_forever(self, every_s: float = 1.0) -> None:
         """Reap orphans re-parented to us between jobs (bwrap's monitor can exit after its

@@ -204,6 +204,13 @@ def build_one(compiler: str, flags: tuple[str, ...], runtime: str, preamble: Pre
     return Built(runtime, preamble, folder, _sha256(target))
 
 
+def remove(prebuilt: PrebuiltSet) -> None:
+    """Remove the service's precompiled headers (at stop: they live on /run, in memory)."""
+    if prebuilt.root is not None:
+        shutil.rmtree(prebuilt.root, ignore_errors=True)
+    configure(PrebuiltSet())
+
+
 def build_all(root: Path, specs: dict[str, tuple[str, tuple[str, ...], tuple[Preamble, ...]]]
               ) -> PrebuiltSet:
     """Build every runtime's preambles (`specs`: runtime -> (compiler, flags, preambles)) into a
