@@ -22,7 +22,7 @@ from pathlib import Path
 from fastapi import FastAPI, HTTPException
 from fastapi.exceptions import RequestValidationError
 
-from smolscript_sandbox import __version__, isolation
+from smolscript_sandbox import __version__, isolation, prebuilt
 from smolscript_sandbox.accounting import setup_meters
 from smolscript_sandbox.bounds import (
     Admission,
@@ -42,7 +42,7 @@ from smolscript_sandbox.launcher import build as build_launcher
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import run_program_job
 from smolscript_sandbox.reaper import REAPER, use_pidfd_watcher
-from smolscript_sandbox.runtimes import RUNTIMES
+from smolscript_sandbox.runtimes import RUNTIMES, precompile_specs
 from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, ProgramReply
 from smolscript_sandbox.seccomp_filter import write_filter
 from smolscript_sandbox.slots import Slot, SlotPool, lease_uids, make_slots, sweep
@@ -75,6 +75,12 @@ class Service:
         meters = setup_meters(f"smolscript-{config.port}", config.slots)
         self.slots = make_slots(config.slots, config.jobs_dir, self.mode, uids, self.cgroups,
                                 meters)
+        # Precompiled headers, built fresh by the service into a folder of its own beside the
+        # slots (0755, files 0444) and bound read-only into compile sandboxes (prebuilt.py).
+        prebuilt.configure(prebuilt.build_all(config.jobs_dir / "prebuilt", precompile_specs()))
+        for error in prebuilt.current().errors:
+            print(f"smolscript-sandbox: precompiled header left out: {error}", file=sys.stderr,
+                  flush=True)
         self_probe(config.jobs_dir / "probe", self.slots[0].identity)
         self.sandbox_start_cpu_s = startup_cpu(config.jobs_dir / "probe", self.slots[0])
         self.pool = SlotPool(self.slots)
@@ -105,7 +111,7 @@ class Service:
 
     async def stop(self) -> None:
         """Close the browsers, kill what the slots still run, unmount job folders, remove
-        the slot cgroups."""
+        the slot cgroups and the precompiled headers."""
         await self.browsers.stop()
         for slot in self.slots:
             await asyncio.to_thread(sweep, slot)
@@ -114,6 +120,7 @@ class Service:
             if slot.meter is not None:
                 slot.meter.remove()
             unmount(slot.job_dir)
+        prebuilt.remove(prebuilt.current())
 
     async def _reap_forever(self, every_s: float = 1.0) -> None:
         """Reap orphans re-parented to us between jobs (bwrap's monitor can exit after its
@@ -157,6 +164,7 @@ class Service:
             },
             "runtimes": {name: {"main_file": r.main_file, "compiled": r.compile_argv is not None}
                          for name, r in sorted(RUNTIMES.items())},
+            "prebuilt": prebuilt.current().health(),
             "toolchains": self.versions,
             "fingerprint": self.fingerprint,
             "jobs": dict(self.jobs),

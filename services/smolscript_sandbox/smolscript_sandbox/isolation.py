@@ -155,8 +155,9 @@ def bwrap_argv(
     one test cannot leave state for the next); None binds nothing there (the browsers).
     `status_fd`, when given, receives bwrap's JSON status lines (child-pid first, exit-code
     last); a missing child-pid means setup failed. `extra_ro_binds` (host path -> sandbox
-    path) is for the start-up probes only. Needs `launch_argv` in front (it opens the seccomp
-    filter and sets the rlimits; with a shared uid the process limit is set inside, here).
+    path) is for the start-up probes and for compiles' precompiled headers (`prebuilt.py`).
+    Needs `launch_argv` in front (it opens the seccomp filter and sets the rlimits; with a
+    shared uid the process limit is set inside, here).
     """
     if shared_uid():
         argv = ["/usr/bin/prlimit", f"--nproc={limits.nproc}", "--", *argv]

@@ -172,8 +172,12 @@ async def run_sandboxed(
     writable_job: bool = False,
     extra_env: dict[str, str] | None = None,
     cpu_meter: CpuMeter | None = None,
+    extra_ro_binds: dict[str, str] | None = None,
 ) -> RawRun:
     """Run `argv` inside bwrap as `identity` under `limits`; never raises for candidate behaviour.
+
+    `extra_ro_binds` (host path -> sandbox path) are bound read-only: a compile's precompiled
+    headers (`prebuilt.py`).
 
     `cpu_meter` is the cpuacct group the launcher joins (`identity.cgroup_procs`); with it the
     CPU limit judges the total of every process of the run (see `watch`). Raises OSError only
@@ -181,7 +185,7 @@ async def run_sandboxed(
     """
     status_r, status_w = os.pipe()
     cmd = sandbox_argv(identity, argv, job_dir, limits, writable_job=writable_job,
-                       status_fd=status_w, extra_env=extra_env)
+                       status_fd=status_w, extra_env=extra_env, extra_ro_binds=extra_ro_binds)
     job_cpu = None
     if cpu_meter is not None:
         cpu_before = cpu_meter.read()

@@ -58,6 +58,7 @@ async def _compile(slot: Slot, program: Program, limits: Limits) -> CompileResul
         writable_job=True,
         extra_env=program.env,
         cpu_meter=slot.meter,
+        extra_ro_binds=program.compile_binds,
     )
     status = classify(raw, limits)
     if status == "infra_error":
