@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -69,6 +70,8 @@ class ServiceGate:
         self.concurrency = concurrency
         self._url: str | None = None
         self._gates: dict[int, tuple[asyncio.Lock, asyncio.Semaphore]] = {}
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary())
 
     def _gate(self) -> tuple[asyncio.Lock, asyncio.Semaphore]:
         loop = id(asyncio.get_running_loop())
@@ -97,8 +100,12 @@ class ServiceGate:
 
         url = await self.url()
         _, semaphore = self._gate()
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:  # one pooled client per event loop: making one costs ~50 ms CPU
+            client = self._clients[loop] = SandboxClient(url, max_concurrency=self.concurrency)
         try:
-            async with semaphore, SandboxClient(url, max_concurrency=1) as client:
+            async with semaphore:
                 return await score_code(task, hidden, code, client, note,
                                         reward_only=reward_only)
         except ScoringInfraError as exc:

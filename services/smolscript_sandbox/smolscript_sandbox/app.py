@@ -168,6 +168,11 @@ class Service:
                 "browsers": browser_cpu_seconds(
                     {slot.identity.uid for slot in self.browsers.slots} - {None}
                 ),
+                # every process that ever ran in a program slot (compiles, tests, sandbox
+                # start-ups, jobs cancelled half-way): the slots' cpuacct counts; None
+                # without CPU meters
+                "slots": (round(sum(slot.meter.read() for slot in self.slots), 3)
+                          if all(slot.meter is not None for slot in self.slots) else None),
             },
             # CPU seconds of starting one empty sandbox (launcher, uid drop, rlimits, bwrap's
             # namespaces and mounts, seccomp: `/usr/bin/true` inside), measured at start-up on
