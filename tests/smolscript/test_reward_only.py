@@ -164,7 +164,8 @@ def test_adversarial_answers_earn_nothing_in_reward_only_mode(tmp_path, monkeypa
     completions = [ADVERSARIAL[name] for name in names] + ["    return n + 1\n"]
     fast = asyncio.run(rubric_scores(tmp_path, monkeypatch, completions, True))
     full = asyncio.run(rubric_scores(tmp_path, monkeypatch, completions, False))
-    rewards = {name: (f["reward"], s["reward"]) for name, f, s in zip(names, fast, full)}
+    rewards = {name: (f["reward"], s["reward"])
+               for name, f, s in zip(names, fast[:-1], full[:-1], strict=True)}
     assert all(pair == (0.0, 0.0) for pair in rewards.values()), rewards
     assert fast[-1]["reward"] == full[-1]["reward"] == 1.0  # the correct answer still passes
     assert set(fast[0]["smolscript"]["metrics"]) == set(REWARD_ONLY_DECLARATION.names)
