@@ -74,3 +74,18 @@ async def test_malformed_streamed_job_is_rejected_before_the_stream():
             await client.run_program_job_until(
                 {"runtime": "cobol", "files": {"main.cob": "x"}, "tests": []},
                 lambda i, r: True)
+
+
+async def test_a_stop_at_the_last_test_still_frees_the_slot():
+    """The client leaves while the job sweeps its slot: the sweep is not cut short."""
+    ensure_service()
+    quick = {**JOB, "files": {"main.py": "print(2 * int(input()))\n"}}
+    async with SandboxClient(TEST_URL) as client:
+        for _ in range(4):
+            _, stopped = await client.run_program_job_until(quick, lambda i, r: i < 4)
+            assert stopped
+    for _ in range(50):
+        if await busy_slots() == 0:
+            break
+        await asyncio.sleep(0.1)
+    assert await busy_slots() == 0
