@@ -20,8 +20,18 @@ verdict mix, and the CPU seconds by stage, per test, from real process accountin
 - beside them, the service's Python CPU (/health `cpu_s.service`) and the rest of this
   process (rubric, assembly, HTTP client).
 
+By default (`--mode both`) the same completions are scored twice in one invocation: full
+scoring (every test, credit baselines: what vf-eval records), then reward-only scoring
+(`load_environment(reward_only=True)`: a program job stops at its first failing test, no
+credit baselines). It prints both modes' figures and the ratio, compares the reward, `passed`,
+`syntax_ok`, `empty_response` and the verdict's status row by row, and exits non-zero when any
+differs. Each mode's total CPU is also printed from the program slots' cpuacct counts (/health
+`cpu_s.slots`: stopped jobs' cancelled tests included), the browsers, the service's Python and
+this process.
+
 Usage: uv run python benchmarks/bench_smolscript_rl.py [--url http://127.0.0.1:8797]
        [--completions 512] [--concurrency 32] [--group 8] [--timeouts 4]
+       [--mode both|full|reward-only]
 """
 
 from __future__ import annotations
@@ -106,6 +116,68 @@ async def score_all(rubric, states: list[dict], group: int, concurrency: int) ->
     return time.monotonic() - started
 
 
+MODES = {"full": False, "reward-only": True}
+COMPARED = ("passed", "syntax_ok", "empty_response")  # every metric both modes compute
+
+
+def run_mode(mode: str, mix: list[tuple], args: argparse.Namespace, rec) -> dict:
+    """Score the mix once in `mode` (a fresh environment and fresh states); print its figures
+    and return {"states", "wall", "cpu"}."""
+    from smolscript import credit
+    from smolscript.env import load_environment
+    from smolscript_sandbox.testing import ensure_service
+    from smolscript_stages import stage_table
+
+    credit._CACHE.clear()  # each mode pays for its own baselines, as a fresh trainer would
+    env = load_environment(service_url=args.url, concurrency=args.concurrency,
+                           reward_only=MODES[mode])
+    states = [{"info": {"id": task["id"]}, "completion": text, "prompt": "", "answer": "",
+               "trajectory": [], "example_id": i} for i, (task, _, text) in enumerate(mix)]
+    rec.program.clear()
+    rec.browser.clear()
+    rec.verdict_cpu = 0.0
+    rec.browser_tests = rec.stopped = 0
+    health0 = ensure_service(args.url)
+    print(f"\n== {mode} scoring; load average {loadavg()}", flush=True)
+    cpu0 = time.process_time()
+    wall = asyncio.run(score_all(env.rubric, states, args.group, args.concurrency))
+    host_cpu = time.process_time() - cpu0
+    health1 = ensure_service(args.url)
+    latencies = sorted(s["info"]["verdict"]["scoring_s"] for s in states)
+    statuses = Counter(s["info"]["verdict"]["status"] for s in states)
+    p99 = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
+    print(f"{mode}: scored {len(states)} completions in {wall:.1f} s: {len(states) / wall:.2f} "
+          f"completions/s; latency p50 {statistics.median(latencies):.2f} s, p99 {p99:.2f} s, "
+          f"max {latencies[-1]:.2f} s; load average {loadavg()}")
+    print(f"verdicts: {dict(statuses)}; mean reward "
+          f"{statistics.fmean(s['reward'] for s in states):.3f}")
+    total = None
+    if health1["cpu_s"].get("slots") is not None:
+        used = {key: health1["cpu_s"][key] - health0["cpu_s"][key]
+                for key in ("service", "slots", "browsers")}
+        total = sum(used.values()) + host_cpu
+        print(f"CPU in all: {total:.1f} s, {total / len(states) * 1000:.0f} ms per completion "
+              f"(program slots {used['slots']:.1f} s - every compile and test process, "
+              f"cancelled ones included -, browsers {used['browsers']:.1f} s, the service's "
+              f"Python {used['service']:.1f} s, this process {host_cpu:.1f} s)")
+    stage_table(rec, health0, health1, host_cpu, len(states))
+    return {"states": states, "wall": wall, "cpu": total}
+
+
+def compare(mix: list[tuple], before: list[dict], after: list[dict]) -> list[str]:
+    """Row-by-row differences between two modes' scores: reward, the metrics both compute,
+    and the verdict's status; [] when they agree on every completion."""
+    diffs = []
+    for i, ((task, kind, _), a, b) in enumerate(zip(mix, before, after, strict=True)):
+        va, vb = a["info"]["verdict"], b["info"]["verdict"]
+        ra, rb = a["smolscript"], b["smolscript"]
+        fields = [("reward", a["reward"], b["reward"]), ("status", va["status"], vb["status"])]
+        fields += [(m, ra["metrics"][m], rb["metrics"][m]) for m in COMPARED]
+        diffs += [f"#{i} {task['id']} ({kind}) {name}: {x!r} -> {y!r}"
+                  for name, x, y in fields if x != y]
+    return diffs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default=os.environ.get("SMOLSCRIPT_SANDBOX_TEST_URL",
@@ -115,48 +187,53 @@ def main() -> None:
     parser.add_argument("--group", type=int, default=8, help="rollouts per score_group call")
     parser.add_argument("--timeouts", type=int, default=4,
                         help="completions with an endless loop (each costs 3 s CPU per test)")
+    parser.add_argument("--mode", choices=("both", *MODES), default="both",
+                        help="both (default): full scoring, then reward-only scoring of the "
+                             "same completions, compared row by row")
     args = parser.parse_args()
 
     from smolscript import data
-    from smolscript.env import load_environment
     from smolscript_sandbox.testing import ensure_service
-    from smolscript_stages import Recorder, stage_table
+    from smolscript_stages import Recorder
 
-    ensure_service(args.url)
     health0 = ensure_service(args.url)
-    env = load_environment(service_url=args.url, concurrency=args.concurrency)
-    rubric = env.rubric
     tasks = data.load_tasks("default", None, None)
     solutions = data.load_references("default")
     mix = build_mix(tasks, solutions, args.completions, args.timeouts)
-    states = [{"info": {"id": task["id"]}, "completion": text, "prompt": "", "answer": "",
-               "trajectory": [], "example_id": i} for i, (task, _, text) in enumerate(mix)]
     rec = Recorder()
     rec.install()
-    print(f"{len(states)} completions over {len({t['id'] for t, _, _ in mix})} tasks, "
+    print(f"{len(mix)} completions over {len({t['id'] for t, _, _ in mix})} tasks, "
           f"{len({t['language'] for t, _, _ in mix})} languages; kinds "
           f"{dict(Counter(kind for _, kind, _ in mix))}; concurrency {args.concurrency} "
           f"(groups of {args.group}); slots {health0['slots']}, browser slots "
           f"{health0['browser_slots']}; load average {loadavg()}", flush=True)
-    cpu0 = time.process_time()
-    wall = asyncio.run(score_all(rubric, states, args.group, args.concurrency))
-    host_cpu = time.process_time() - cpu0
-    health1 = ensure_service(args.url)
-    latencies = sorted(s["info"]["verdict"]["scoring_s"] for s in states)
-    statuses = Counter(s["info"]["verdict"]["status"] for s in states)
-    p99 = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
-    print(f"scored {len(states)} completions in {wall:.1f} s: {len(states) / wall:.2f} "
-          f"completions/s; latency p50 {statistics.median(latencies):.2f} s, p99 {p99:.2f} s, "
-          f"max {latencies[-1]:.2f} s; load average {loadavg()}")
-    print(f"verdicts: {dict(statuses)}; mean reward "
-          f"{statistics.fmean(s['reward'] for s in states):.3f}")
-    wrong = [(kind, s["info"]["verdict"]["status"]) for (_, kind, _), s in zip(mix, states,
-                                                                              strict=True)
-             if (kind == "pass") != bool(s["info"]["verdict"]["passed"])]
-    if wrong:
-        print(f"UNEXPECTED: {len(wrong)} completions scored against their kind: {wrong[:5]}")
-    stage_table(rec, health0, health1, host_cpu)
-    if wrong:
+    modes = list(MODES) if args.mode == "both" else [args.mode]
+    runs = {mode: run_mode(mode, mix, args, rec) for mode in modes}
+    failed = False
+    for mode, run in runs.items():
+        wrong = [(kind, s["info"]["verdict"]["status"])
+                 for (_, kind, _), s in zip(mix, run["states"], strict=True)
+                 if (kind == "pass") != bool(s["info"]["verdict"]["passed"])]
+        if wrong:
+            failed = True
+            print(f"UNEXPECTED ({mode}): {len(wrong)} completions scored against their kind: "
+                  f"{wrong[:5]}")
+    if len(runs) == 2:
+        full, fast = runs["full"], runs["reward-only"]
+        diffs = compare(mix, full["states"], fast["states"])
+        print(f"\nreward-only vs full on the same {len(mix)} completions: "
+              f"{full['wall'] / fast['wall']:.2f}x completions/s "
+              f"({len(mix) / full['wall']:.2f} -> {len(mix) / fast['wall']:.2f}), "
+              + (f"{full['cpu'] / fast['cpu']:.2f}x less CPU ({full['cpu']:.0f} -> "
+                 f"{fast['cpu']:.0f} s); " if full["cpu"] and fast["cpu"] else "")
+              + f"load average {loadavg()}")
+        if diffs:
+            failed = True
+            print(f"DIFFERENT SCORES on {len(diffs)} fields: " + "; ".join(diffs[:10]))
+        else:
+            print(f"identical rewards, {', '.join(COMPARED)} and verdict statuses on all "
+                  f"{len(mix)} completions")
+    if failed:
         raise SystemExit(1)
 
 

@@ -22,6 +22,7 @@ class Recorder:
         self.browser: list[Any] = []
         self.verdict_cpu = 0.0
         self.browser_tests = 0
+        self.stopped = 0  # program jobs stopped at a failing test (reward-only scoring)
         self.active = True  # False: stop recording (the wrappers stay in place)
 
     def install(self) -> None:
@@ -30,6 +31,7 @@ class Recorder:
         from smolscript_sandbox.client import SandboxClient
 
         original_program = SandboxClient.run_program_job
+        original_until = SandboxClient.run_program_job_until
         original_browser = SandboxClient.run_browser_job
 
         async def run_program_job(client, job):
@@ -45,7 +47,15 @@ class Recorder:
                 self.browser_tests += len(job.probes)
             return reply
 
+        async def run_program_job_until(client, job, keep_going):
+            reply, stopped = await original_until(client, job, keep_going)
+            if self.active:
+                self.program.append(reply)
+                self.stopped += stopped
+            return reply, stopped
+
         SandboxClient.run_program_job = run_program_job
+        SandboxClient.run_program_job_until = run_program_job_until
         SandboxClient.run_browser_job = run_browser_job
         for name in ("judge_program", "judge_browser"):
             setattr(scoring, name, self._timed(getattr(scoring, name)))
@@ -62,9 +72,11 @@ class Recorder:
 
 
 def stage_table(rec: Recorder, health0: dict, health1: dict,
-                host_cpu: float) -> dict[str, float] | None:
-    """Print CPU seconds by stage, in total and per test executed; returns {stage: CPU s}
-    (None where the service reports no cpuacct figures)."""
+                host_cpu: float, completions: int | None = None) -> dict[str, float] | None:
+    """Print CPU seconds by stage, in total and per test executed (and per completion when
+    `completions` is given); returns {stage: CPU s} (None where the service reports no
+    cpuacct figures). A job stopped early counts what its events told (`client.
+    _stopped_stages`: the test cancelled after the failing one is not counted)."""
     start_cpu = health1.get("sandbox_start_cpu_s")
     stages = [r.stages for r in rec.program if r.stages is not None]
     tests = sum(len(r.tests) for r in rec.program) + rec.browser_tests
@@ -91,12 +103,19 @@ def stage_table(rec: Recorder, health0: dict, health1: dict,
          "the service's event loop, HTTP, schema"),
         ("host (rest)", host_cpu - rec.verdict_cpu, "rubric, assembly, HTTP client"),
     ]
+    stopped = f", {rec.stopped} program jobs stopped at a failing test" if rec.stopped else ""
     print(f"CPU by stage ({tests} tests executed: {tests - rec.browser_tests} program test "
-          f"runs, {rec.browser_tests} browser tests):")
-    print("| stage | CPU s | ms per test | what |")
-    print("|---|---|---|---|")
+          f"runs, {rec.browser_tests} browser tests{stopped}):")
+    per = f" ms per completion ({completions}) |" if completions else ""
+    print(f"| stage | CPU s | ms per test |{per} what |")
+    print("|---|---|---|---|" + ("---|" if completions else ""))
+
+    def cells(cpu: float) -> str:
+        each = f" {cpu / completions * 1000:.1f} |" if completions else ""
+        return f"{cpu:.1f} | {cpu / max(tests, 1) * 1000:.1f} |{each}"
+
     for name, cpu, what in rows:
-        print(f"| {name} | {cpu:.1f} | {cpu / max(tests, 1) * 1000:.1f} | {what} |")
+        print(f"| {name} | {cells(cpu)} {what} |")
     total = sum(cpu for _, cpu, _ in rows)
-    print(f"| total | {total:.1f} | {total / max(tests, 1) * 1000:.1f} | |")
+    print(f"| total | {cells(total)} |")
     return {name: cpu for name, cpu, _ in rows}

@@ -44,6 +44,7 @@ from smolscript.scorer import (
     DECLARATION,
     RECORD_KEY,
     ServiceGate,
+    declaration_for,
     score_reply,
 )
 
@@ -62,15 +63,18 @@ class SmolscriptRubric(DeclaredRubric):
             built later adds its rows).
         service_url: the scoring service; None reuses or starts the local one.
         concurrency: scoring jobs in flight at once.
+        reward_only: score with `scorer.REWARD_ONLY_DECLARATION` (the same reward, a program
+            job stopped at its first failing test, no `hidden_test_pass_rate`).
     """
 
     def __init__(self, tasks: Mapping[str, Mapping[str, Any]],
                  hidden: Mapping[str, Mapping[str, Any]], service_url: str | None,
-                 concurrency: int):
-        super().__init__(DECLARATION, self.score_state_of)
+                 concurrency: int, reward_only: bool = False):
+        super().__init__(declaration_for(reward_only), self.score_state_of)
         self.tasks = tasks
         self.hidden = hidden
         self.gate = ServiceGate(service_url, concurrency)
+        self.reward_only = reward_only
 
     async def score_state_of(self, state: dict) -> Score:
         """Score the rollout's reply; the row's info keeps the raw completion, the evaluated
@@ -79,7 +83,8 @@ class SmolscriptRubric(DeclaredRubric):
         task = self.tasks[info["id"]]
         raw = classic_reply(state)
         score = await score_reply(raw, task, self.hidden[task["id"]], self.gate,
-                                  prompt_too_long=vf031.prompt_too_long(state))
+                                  prompt_too_long=vf031.prompt_too_long(state),
+                                  reward_only=self.reward_only)
         info.update({"raw_completion": raw, "evaluated_code": score.parsed,
                      "assembly": score.details["assembly"], "empty_completion": not raw.strip(),
                      "verdict": score.details["verdict"]})
@@ -165,6 +170,7 @@ def load_environment(
     concurrency: int = 8,
     context_length: int | None = None,
     tokenizer: str = "smollm2",
+    reward_only: bool = False,
     **kwargs: Any,
 ) -> vf.Environment:
     """Build the smolscript environment.
@@ -181,6 +187,9 @@ def load_environment(
     context_length / tokenizer: when context_length is given, every prompt plus its budget
       must fit it, counted with `tokenizer` (see prompts.make_token_counter); a prompt too
       long raises PromptTooLongError (prompts are never truncated).
+    reward_only: for trainers: the same reward (`passed`), `syntax_ok` and `empty_response`,
+      scored faster (a program job stops at its first failing test, no credit baselines);
+      `hidden_test_pass_rate` is not computed, so not a column.
     Raises DataError naming valid values for a bad language, difficulty or edition.
     """
     install_excepthook()  # an error below reaches the user as one line
@@ -192,6 +201,8 @@ def load_environment(
         difficulties = [difficulties]
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    if not isinstance(reward_only, bool):
+        raise ValueError(f"reward_only must be true or false, got {reward_only!r}")
     tasks = data.select_tasks(edition, languages, difficulties, per_language, num_examples)
     if not tasks:
         raise data.DataError("the selection holds no tasks")
@@ -200,7 +211,8 @@ def load_environment(
         check_context([(r["info"]["id"], r["prompt"], r["info"]["max_tokens"]) for r in rows],
                       context_length, make_token_counter(tokenizer))
     hidden = data.hidden_for(tasks, data.load_hidden(edition))
-    rubric = SmolscriptRubric({t["id"]: t for t in tasks}, hidden, service_url, concurrency)
+    rubric = SmolscriptRubric({t["id"]: t for t in tasks}, hidden, service_url, concurrency,
+                              reward_only)
 
     def train_dataset() -> Dataset:
         # The train split (splits.py), built when asked for; its rows become scorable too.

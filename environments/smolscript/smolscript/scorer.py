@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,6 +40,20 @@ DECLARATION = Declaration(
     failure_kinds=("empty_response", "prompt_too_long", "rejected", "failed_tests"),
     record_key=RECORD_KEY,
 )
+# Reward-only scoring (`reward_only=True` in both adapters, for trainers): the same reward
+# (`passed`) and the metrics a stopped job still decides; `hidden_test_pass_rate` needs every
+# test run and the credit baselines, so it is not a column here (never a guessed value).
+REWARD_ONLY_METRICS = ("passed", "syntax_ok", "empty_response")
+REWARD_ONLY_DECLARATION = Declaration(
+    env_id=ENV_ID, behaviour_version=BEHAVIOUR_VERSION,
+    metrics=tuple(m for m in DECLARATION.metrics if m.name in REWARD_ONLY_METRICS),
+    failure_kinds=DECLARATION.failure_kinds, record_key=RECORD_KEY,
+)
+
+
+def declaration_for(reward_only: bool) -> Declaration:
+    """The declaration an adapter scores with: the full one, or the reward-only one."""
+    return REWARD_ONLY_DECLARATION if reward_only else DECLARATION
 
 
 class ServiceGate:
@@ -55,6 +70,8 @@ class ServiceGate:
         self.concurrency = concurrency
         self._url: str | None = None
         self._gates: dict[int, tuple[asyncio.Lock, asyncio.Semaphore]] = {}
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary())
 
     def _gate(self) -> tuple[asyncio.Lock, asyncio.Semaphore]:
         loop = id(asyncio.get_running_loop())
@@ -72,8 +89,9 @@ class ServiceGate:
         return self._url
 
     async def score(self, task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
-                    note: str) -> dict[str, Any]:
-        """`scoring.score_code` through the service, at most `concurrency` at once.
+                    note: str, reward_only: bool = False) -> dict[str, Any]:
+        """`scoring.score_code` through the service, at most `concurrency` at once
+        (`reward_only`: see `scoring.score_reward_only`).
 
         Raises:
             ScoringInfraError: the service failed; the error names its URL.
@@ -82,9 +100,14 @@ class ServiceGate:
 
         url = await self.url()
         _, semaphore = self._gate()
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:  # one pooled client per event loop: making one costs ~50 ms CPU
+            client = self._clients[loop] = SandboxClient(url, max_concurrency=self.concurrency)
         try:
-            async with semaphore, SandboxClient(url, max_concurrency=1) as client:
-                return await score_code(task, hidden, code, client, note)
+            async with semaphore:
+                return await score_code(task, hidden, code, client, note,
+                                        reward_only=reward_only)
         except ScoringInfraError as exc:
             raise ScoringInfraError(exc.reason, exc.url or url) from exc
 
@@ -100,7 +123,8 @@ def _failure(verdict: Mapping[str, Any], empty: bool) -> str | None:
 
 
 async def score_reply(reply: str, task: Mapping[str, Any], hidden: Mapping[str, Any],
-                      gate: ServiceGate, *, prompt_too_long: bool = False) -> Score:
+                      gate: ServiceGate, *, prompt_too_long: bool = False,
+                      reward_only: bool = False) -> Score:
     """Score one reply (a raw continuation, one fenced block or a whole definition).
 
     Args:
@@ -108,6 +132,9 @@ async def score_reply(reply: str, task: Mapping[str, Any], hidden: Mapping[str, 
         task: the public task row; hidden: its hidden tests (host side only).
         gate: the scoring service (not called for a prompt too long or a rejected assembly).
         prompt_too_long: the endpoint refused the prompt as longer than the model's context.
+        reward_only: score the reward and what decides it only (`REWARD_ONLY_DECLARATION`):
+            the same `passed`, `syntax_ok` and `empty_response`, a program job stopped at its
+            first failing test, no credit baselines (`scoring.score_reward_only`).
     Returns:
         the Score; `parsed` = the evaluated code (None when rejected), `reason` = the verdict's,
         `details` = {"assembly": {mode, note}, "verdict": the full verdict with `scoring_s`}.
@@ -121,13 +148,18 @@ async def score_reply(reply: str, task: Mapping[str, Any], hidden: Mapping[str, 
     elif assembly.code is None:
         verdict = await score_code(task, hidden, None, None, assembly.note)
     else:
-        verdict = await gate.score(task, hidden, assembly.code, assembly.note)
+        verdict = await gate.score(task, hidden, assembly.code, assembly.note,
+                                   reward_only=reward_only)
     empty = not reply.strip()
     metrics = {"passed": float(bool(verdict["passed"])),
                "syntax_ok": float(bool(verdict["syntax_ok"])),
-               "hidden_test_pass_rate": float(verdict["hidden_test_pass_rate"]),
                "empty_response": float(empty)}
+    if not reward_only:
+        metrics["hidden_test_pass_rate"] = float(verdict["hidden_test_pass_rate"])
     details = {"assembly": {"mode": assembly.mode, "note": assembly.note},
                "verdict": {**verdict, "scoring_s": round(time.monotonic() - started, 3)}}
-    return DECLARATION.score(metrics, parsed=assembly.code, reason=str(verdict["reason"]),
-                             failure=_failure(verdict, empty), details=details)
+    if reward_only:
+        details["reward_only"] = True
+    return declaration_for(reward_only).score(
+        metrics, parsed=assembly.code, reason=str(verdict["reason"]),
+        failure=_failure(verdict, empty), details=details)

@@ -116,6 +116,21 @@ def _reply(model: type[ProgramReply] | type[BrowserReply], task: Mapping[str, An
         raise ScoringInfraError(f"{task.get('id')}: malformed service reply: {exc}") from exc
 
 
+def _passes(result: Any, value: str | None, expected: str) -> bool:
+    """Whether one test run passed: it ran cleanly and its harness result is the expected
+    text (the one rule of `judge_program` and of a reward-only job's early stop)."""
+    return result.status == "ok" and value == expected
+
+
+def test_passes(task: Mapping[str, Any], test: Mapping[str, Any], result: Any,
+                nonce: str) -> bool:
+    """Whether `result` (a service `RunResult`) passes hidden `test` (pure): the same rule
+    as `judge_program`, for one test as it ends."""
+    value, _, _ = read_result(result.stdout, nonce)
+    return _passes(result, value, canonical_output(test["expected"],
+                                                   task["signature"]["returns"]))
+
+
 def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
                   reply: ProgramReply | Mapping[str, Any], nonce: str) -> dict:
     """Compare a service reply with the hidden expected outputs (pure).
@@ -148,7 +163,7 @@ def judge_program(task: Mapping[str, Any], hidden: Mapping[str, Any],
     for index, (test, result) in enumerate(zip(hidden["tests"], results, strict=True)):
         expected = canonical_output(test["expected"], returns)
         value, printed, missing = read_result(result.stdout, nonce)
-        ok = result.status == "ok" and value == expected
+        ok = _passes(result, value, expected)
         record = {"index": index, "passed": ok, "status": result.status,
                   "stdout": None if value is None else _clip(value), "expected": expected,
                   "program_output": _clip(printed),
@@ -199,17 +214,22 @@ def judge_browser(task: Mapping[str, Any], hidden: Mapping[str, Any],
 
 
 async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str | None,
-                     client: ScoringClient, note: str = "", *, credit_rate: bool = True) -> dict:
+                     client: ScoringClient, note: str = "", *, credit_rate: bool = True,
+                     reward_only: bool = False) -> dict:
     """Score assembled `code` for one task; None code (rejected by assembly) fails with `note`.
 
     `hidden_test_pass_rate` credits only tests that no baseline answer passes (`credit.py`);
     the plain share of tests passed is kept as `raw_test_pass_rate`. `credit_rate=False`
     (callers that need only `passed`, such as the dataset validation) skips the baseline
-    runs: the rate is then the raw share, and `passed` is the same either way. Raises
-    ScoringInfraError on any infrastructure failure (including transport errors).
+    runs: the rate is then the raw share, and `passed` is the same either way.
+    `reward_only=True` (see `score_reward_only`) decides `passed` and `syntax_ok` only,
+    stopping a program job at its first failing test. Raises ScoringInfraError on any
+    infrastructure failure (including transport errors).
     """
     if code is None:
         return rejected_outcome(note or "rejected")
+    if reward_only:
+        return await score_reward_only(task, hidden, code, client)
     verdict = await _judge_code(task, hidden, code, client)
     verdict["raw_test_pass_rate"] = verdict["hidden_test_pass_rate"]
     flags = [bool(t["passed"]) for t in verdict["tests"]]
@@ -221,6 +241,45 @@ async def score_code(task: Mapping[str, Any], hidden: Mapping[str, Any], code: s
             test["credited"] = earns
         verdict["hidden_test_pass_rate"] = credit.credited_rate(flags, credits)
     return verdict
+
+
+async def score_reward_only(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
+                            client: ScoringClient) -> dict:
+    """The verdict of assembled `code` as far as `passed` and `syntax_ok` need it.
+
+    `passed` is 1 only when every hidden test passes, so a program job is stopped at its
+    first failing test (`run_program_job_until`; the service kills the job, the tests after
+    it never run) and no credit baselines run. `passed`, `syntax_ok`, `status` and
+    `reason` are those of the full verdict (its reason already names the first failing
+    test); a job stopped early has no test fractions (`hidden_test_pass_rate` and
+    `raw_test_pass_rate` are None) and says `stopped_early` with `tests_run` of
+    `tests_total`. The candidate cannot tell: its files and inputs are the full job's.
+    Browser jobs run whole (one page for all probes). Raises ScoringInfraError as
+    `score_code`.
+    """
+    until = getattr(client, "run_program_job_until", None)
+    if task.get("modality") == "browser" or until is None:
+        verdict = await _judge_code(task, hidden, code, client)
+        return {**verdict, "raw_test_pass_rate": verdict["hidden_test_pass_rate"],
+                "stopped_early": False}
+    nonce = new_nonce()
+    tests = hidden["tests"]
+    try:
+        reply, stopped = await until(program_job(task, hidden, code, nonce),
+                                     lambda i, result: test_passes(task, tests[i], result,
+                                                                   nonce))
+    except InfrastructureError as exc:
+        raise ScoringInfraError(f"{task.get('id')}: {exc.reason}", exc.url) from exc
+    if not stopped:
+        verdict = judge_program(task, hidden, reply, nonce)
+        return {**verdict, "raw_test_pass_rate": verdict["hidden_test_pass_rate"],
+                "stopped_early": False}
+    ran = len(reply.tests)
+    verdict = judge_program(task, {**hidden, "tests": tests[:ran]}, reply, nonce)
+    if verdict["passed"] or verdict["tests"][-1]["passed"]:  # the stop is a failing test
+        raise ScoringInfraError(f"{task.get('id')}: a job stopped early at a passing test")
+    return {**verdict, "hidden_test_pass_rate": None, "raw_test_pass_rate": None,
+            "stopped_early": True, "tests_run": ran, "tests_total": len(tests)}
 
 
 async def _baseline_flags(task: Mapping[str, Any], hidden: Mapping[str, Any], source: str,

@@ -18,12 +18,12 @@ from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.scoring import Score
+from smol_envs_core.scoring import Declaration, Score
 from smol_envs_core.v1 import DeclaredTask, check_split
 
 from smolscript import data, splits
 from smolscript.prompts import build_prompt
-from smolscript.scorer import DECLARATION, ServiceGate, score_reply
+from smolscript.scorer import DECLARATION, ServiceGate, declaration_for, score_reply
 
 ENV_ID = "smolscript"
 CHAT_SYSTEM_PROMPT = (
@@ -48,6 +48,9 @@ class SmolscriptTaskConfig(vf.TaskConfig):
     """Scoring service; None reuses or starts the local one at first scoring."""
     concurrency: int = 8
     """Scoring jobs in flight at once, per process and event loop."""
+    reward_only: bool = False
+    """For trainers: the same reward (`passed`), scored faster (a program job stops at its
+    first failing test, no credit baselines); `hidden_test_pass_rate` is not a metric."""
 
 
 @cache
@@ -69,13 +72,18 @@ class SmolscriptTask(DeclaredTask, vf.Task[SmolscriptData, vf.State, SmolscriptT
 
     declaration = DECLARATION
 
+    def declared(self) -> Declaration:
+        """The full declaration, or the reward-only one under `reward_only`."""
+        return declaration_for(self.config.reward_only)
+
     async def score_reply(self, reply: str) -> Score:
         """`scorer.score_reply` of the reply for this task (v1 has no prompt-too-long state: an
         endpoint that refuses the prompt fails the model call, and the trace is not ok)."""
         tasks, hidden = edition_tables(self.data.edition)
         task = tasks[self.data.task_id]
         gate = service_gate(self.config.service_url, self.config.concurrency)
-        return await score_reply(reply, task, hidden[task["id"]], gate)
+        return await score_reply(reply, task, hidden[task["id"]], gate,
+                                 reward_only=self.config.reward_only)
 
 
 class SmolscriptTasksetConfig(vf.TasksetConfig):

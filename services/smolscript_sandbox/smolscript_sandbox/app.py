@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import resource
 import statistics
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, HTTPException
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import StreamingResponse
 
 from smolscript_sandbox import __version__, isolation, prebuilt
 from smolscript_sandbox.accounting import setup_meters
@@ -42,7 +44,7 @@ from smolscript_sandbox.launcher import build as build_launcher
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.programs import run_program_job
 from smolscript_sandbox.reaper import REAPER, use_pidfd_watcher
-from smolscript_sandbox.runtimes import RUNTIMES, precompile_specs
+from smolscript_sandbox.runtimes import RUNTIMES, build_program, precompile_specs
 from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, ProgramReply
 from smolscript_sandbox.seccomp_filter import write_filter
 from smolscript_sandbox.slots import Slot, SlotPool, lease_uids, make_slots, sweep
@@ -174,6 +176,11 @@ class Service:
                 "browsers": browser_cpu_seconds(
                     {slot.identity.uid for slot in self.browsers.slots} - {None}
                 ),
+                # every process that ever ran in a program slot (compiles, tests, sandbox
+                # start-ups, jobs cancelled half-way): the slots' cpuacct counts; None
+                # without CPU meters
+                "slots": (round(sum(slot.meter.read() for slot in self.slots), 3)
+                          if all(slot.meter is not None for slot in self.slots) else None),
             },
             # CPU seconds of starting one empty sandbox (launcher, uid drop, rlimits, bwrap's
             # namespaces and mounts, seccomp: `/usr/bin/true` inside), measured at start-up on
@@ -183,6 +190,58 @@ class Service:
             "state_dir": str(self.config.state_dir),
             "jobs_dir": str(self.config.jobs_dir),
         }
+
+
+class _JobStream(StreamingResponse):
+    """A streamed job's response: however the response ends (a client that closed the
+    connection, the middleware's cancel), its lines' generator is closed, which cancels the
+    job (Starlette leaves an interrupted body iterator suspended, its job running on)."""
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001 - ASGI
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.body_iterator.aclose()
+
+
+_RUNNING: set[asyncio.Task] = set()  # cancelled streamed jobs still sweeping their slot
+
+
+async def stream_program_job(service: Service, job: ProgramJob) -> AsyncIterator[str]:
+    """The NDJSON lines of one streamed program job (see `/v1/program/stream`); the job runs
+    in a task that is cancelled when the stream is closed early."""
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def on_event(event: dict) -> None:
+        await lines.put(json.dumps({key: value.model_dump() if hasattr(value, "model_dump")
+                                    else value for key, value in event.items()}) + "\n")
+
+    async def run() -> None:
+        try:
+            with service.admission["program"].admit():
+                reply = await run_program_job(service.pool, job, service.config.job_time_s,
+                                              on_event=on_event)
+            await lines.put(json.dumps({"reply": reply.model_dump()}) + "\n")
+        except QueueFull as exc:
+            await lines.put(json.dumps({"error": f"HTTP 503: {exc}"}) + "\n")
+        finally:
+            await lines.put(None)
+
+    task = asyncio.ensure_future(run())
+    try:
+        while (line := await lines.get()) is not None:
+            yield line
+    finally:
+        # Cancel the job once, and never again: this generator may be cancelled repeatedly
+        # while it waits (anyio's cancel scopes), and a second cancel reaching the job would
+        # cut its slot's sweep short. The shield keeps it out; `_RUNNING` keeps the task
+        # referenced until its sweep is done.
+        if not task.done():
+            task.cancel()
+            _RUNNING.add(task)
+            task.add_done_callback(_RUNNING.discard)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(task)
 
 
 def prepare_private_state(config: ServiceConfig) -> Path:
@@ -272,7 +331,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         BoundedRequests,
         max_body=service.config.max_body_bytes,
         idle_s=service.config.idle_timeout_s,
-        cancellable=("/v1/program",),  # browser jobs end within their supervisor deadline
+        # browser jobs end within their supervisor deadline
+        cancellable=("/v1/program", "/v1/program/stream"),
     )
 
     @app.get("/health")
@@ -291,6 +351,26 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             raise HTTPException(status_code=503, detail=str(exc)) from exc
         except JobRejected as exc:  # unknown runtime, no main file: the caller's mistake
             raise HTTPException(status_code=422, detail=safe_text(str(exc))) from exc
+
+    @app.post("/v1/program/stream")
+    async def program_stream(job: ProgramJob) -> StreamingResponse:
+        """Run a program job, sending each event as it happens (NDJSON, one object a line):
+        `{"compile": ..., "toolchain": ...}` once compiled, `{"test": i, "result": ...}` as
+        each test ends, then `{"reply": ...}` (what /v1/program answers). A client that has
+        seen enough closes the connection: the job is cancelled (its processes are killed,
+        its slot freed), so a caller that stops at a failing test saves the others' run."""
+        service.jobs["program"] += 1
+        admission = service.admission["program"]
+        if admission.inflight >= admission.limit:
+            admission.refused += 1
+            raise HTTPException(status_code=503, detail="queue full; retry later")
+        try:
+            build_program(job)  # a malformed job is a 422 before the stream starts
+        except JobRejected as exc:
+            raise HTTPException(status_code=422, detail=safe_text(str(exc))) from exc
+        except Exception:  # noqa: BLE001 - a missing toolchain: the job's reply says so
+            pass
+        return _JobStream(stream_program_job(service, job), media_type="application/x-ndjson")
 
     @app.post("/v1/browser", response_model=BrowserReply)
     async def browser(job: BrowserJob) -> BrowserReply:

@@ -13,16 +13,25 @@ a malformed job raises `JobRejected` (also when the service answers 422). Candid
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
 from smolscript_sandbox.errors import JobRejected, SandboxInfraError
-from smolscript_sandbox.schema import BrowserJob, BrowserReply, ProgramJob, ProgramReply
+from smolscript_sandbox.schema import (
+    BrowserJob,
+    BrowserReply,
+    CompileResult,
+    ProgramJob,
+    ProgramReply,
+    RunResult,
+    StageTimes,
+)
 
 DEFAULT_URL = "http://127.0.0.1:8790"
 URL_ENV = "SMOLSCRIPT_SANDBOX_URL"
@@ -84,6 +93,19 @@ def _validated(model: type[BaseModel], job: BaseModel | Mapping[str, Any]) -> Ba
         return model.model_validate(dict(job))
     except ValidationError as exc:
         raise JobRejected(f"malformed {model.__name__}: {exc}") from exc
+
+
+def _stopped_stages(stages: StageTimes | None, tests: Sequence[RunResult]) -> StageTimes | None:
+    """The stage times of a job stopped early, as far as its events tell: the service's
+    stages up to the compile, the run CPU of the tests heard (each test's exact
+    `sandbox_cpu_s`; the test cancelled after them and the sweep are not counted)."""
+    if stages is None:
+        return None
+    cpu = [t.sandbox_cpu_s for t in tests]
+    return stages.model_copy(update={
+        "run_s": round(sum(t.time_s for t in tests), 4),
+        "run_cpu_s": None if None in cpu else round(sum(cpu), 4),
+        "sandboxes": stages.sandboxes + len(tests)})
 
 
 class _NoReply(Exception):
@@ -262,6 +284,89 @@ class SandboxClient:
         if detail is not None:
             raise SandboxInfraError(f"infra_error ({job.runtime}): {detail}", self.base_url)
         return reply
+
+    async def run_program_job_until(
+        self, job: ProgramJob | Mapping[str, Any], keep_going: Callable[[int, RunResult], bool]
+    ) -> tuple[ProgramReply, bool]:
+        """Run a program job through `/v1/program/stream`, hearing each test as it ends, and
+        stop it at the first test for which `keep_going(index, result)` is false (the
+        service then cancels the job: the tests after it never run).
+
+        Returns (reply, stopped): when not stopped, the service's full reply (the same as
+        `run_program_job`'s); when stopped, a reply whose `tests` are the tests run up to and
+        including the one that stopped it. Raises SandboxInfraError as `run_program_job`
+        does (a dropped stream included; a streamed job is never retried on another
+        replica); JobRejected for a malformed job.
+        """
+        job = _validated(ProgramJob, job)
+        async with self._semaphore:
+            await self._check_replicas()
+            url = REPLICAS.pick(self.urls, set()) if len(self.urls) > 1 else self.urls[0]
+            if url is None:
+                raise SandboxInfraError("no replica passed its health check", self.base_url)
+            REPLICAS.in_flight[url] = REPLICAS.in_flight.get(url, 0) + 1
+            try:
+                reply, stopped = await self._stream(url, job, keep_going)
+            except httpx.HTTPError as exc:
+                if len(self.urls) > 1:
+                    REPLICAS.down_since.setdefault(url, time.monotonic())
+                raise SandboxInfraError(f"stream broke: {type(exc).__name__}: {exc}",
+                                        url) from exc
+            finally:
+                REPLICAS.in_flight[url] -= 1
+            self.stats["jobs"][url] += 1
+        detail = reply.infra_detail()
+        if detail is not None:
+            raise SandboxInfraError(f"infra_error ({job.runtime}): {detail}", self.base_url)
+        return reply, stopped
+
+    async def _stream(self, url: str, job: ProgramJob,
+                      keep_going: Callable[[int, RunResult], bool]) -> tuple[ProgramReply, bool]:
+        """Read one job's NDJSON events (see `run_program_job_until`)."""
+        compiled: CompileResult | None = None
+        stages: StageTimes | None = None
+        toolchain: dict[str, str] = {}
+        tests: list[RunResult] = []
+        async with self._http[url].stream("POST", "/v1/program/stream",
+                                          json=job.model_dump()) as response:
+            if response.status_code == 422:
+                raise JobRejected(f"service rejected the job: {(await response.aread())[:2000]!r}")
+            if response.status_code != 200:
+                raise SandboxInfraError(
+                    f"HTTP {response.status_code}: {(await response.aread())[:2000]!r}", url)
+            async for line in response.aiter_lines():
+                if not line.strip():
+                    continue
+                event = self._event(json.loads(line), url)
+                if "reply" in event:
+                    return self._parse(ProgramReply, event["reply"]), False
+                if "compile" in event:
+                    compiled = self._parse(CompileResult, event["compile"])
+                    toolchain = dict(event.get("toolchain") or {})
+                    if event.get("stages") is not None:
+                        stages = self._parse(StageTimes, event["stages"])
+                elif "test" in event:
+                    result = self._parse(RunResult, event["result"])
+                    if int(event["test"]) != len(tests):
+                        raise SandboxInfraError(f"stream out of order: test {event['test']} "
+                                                f"after {len(tests)} tests", url)
+                    tests.append(result)
+                    if result.status != "infra_error" and not keep_going(len(tests) - 1,
+                                                                         result):
+                        # Leaving the stream unread closes the connection: the job is
+                        # cancelled on the service.
+                        return ProgramReply(status="ok", compile=compiled, tests=tests,
+                                            toolchain=toolchain,
+                                            stages=_stopped_stages(stages, tests)), True
+        raise SandboxInfraError("the stream ended without the job's reply", url)
+
+    @staticmethod
+    def _event(event: Any, url: str) -> dict[str, Any]:
+        if not isinstance(event, dict):
+            raise SandboxInfraError(f"malformed stream event: {str(event)[:200]}", url)
+        if "error" in event:
+            raise SandboxInfraError(str(event["error"])[:2000], url)
+        return event
 
     async def run_program(self, runtime: str, files: Mapping[str, str],
                           stdins: Sequence[str]) -> ProgramReply:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from smolscript_sandbox.errors import SandboxInfraError
 from smolscript_sandbox.hostinfo import runtime_versions
@@ -24,6 +26,12 @@ from smolscript_sandbox.schema import (
 )
 from smolscript_sandbox.slots import Slot, SlotPool
 from smolscript_sandbox.verdict import classify, decode_diagnostic, test_result
+
+# Called with each event of a job as it happens (the streamed endpoint sends them on):
+# {"compile": CompileResult, "toolchain": {...}, "stages": StageTimes so far} once compiled,
+# {"test": i, "result": RunResult} as each test ends. A caller that has seen enough cancels
+# the job (its processes are killed).
+OnEvent = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 def _infra(message: str, n_tests: int) -> ProgramReply:
@@ -94,14 +102,17 @@ def _job_time_up(job_time_s: float) -> RunResult:
 
 
 async def run_program_job(
-    pool: SlotPool, job: ProgramJob, job_time_s: float = float("inf")
+    pool: SlotPool, job: ProgramJob, job_time_s: float = float("inf"),
+    on_event: OnEvent | None = None,
 ) -> ProgramReply:
     """Execute one program job in a free slot.
 
     Never raises for candidate behaviour; toolchain or sandbox faults become infra_error.
     Raises JobRejected (from build_program) for a malformed job (unknown runtime, no main
     file), which the HTTP layer turns into a 422. `job_time_s` bounds the whole job once it
-    has a slot: a test cut by it, and every test after it, is a `timeout`.
+    has a slot: a test cut by it, and every test after it, is a `timeout`. `on_event`, when
+    given, hears the compile record and each test's record as they happen (`OnEvent`); the
+    reply is the same either way.
     """
     stdins = tuple(test.stdin for test in job.tests)
     try:
@@ -110,14 +121,26 @@ async def run_program_job(
         return _infra(exc.reason, len(stdins))
     try:
         versions = await asyncio.to_thread(runtime_versions, job.runtime)
-        reply = await _execute(pool, program, stdins, job_time_s)
+        reply = await _execute(pool, program, stdins, job_time_s, _with_toolchain(on_event,
+                                                                                  versions))
         return reply.model_copy(update={"toolchain": versions})
     except Exception as exc:  # noqa: BLE001 - a fault of the service, never of the candidate
         return _infra(f"sandbox failure: {type(exc).__name__}: {exc}", len(stdins))
 
 
+def _with_toolchain(on_event: OnEvent | None, versions: dict[str, str]) -> OnEvent | None:
+    """`on_event` with the toolchain versions added to the compile event."""
+    if on_event is None:
+        return None
+
+    async def send(event: dict[str, Any]) -> None:
+        await on_event({**event, "toolchain": versions} if "compile" in event else event)
+    return send
+
+
 async def _execute(
-    pool: SlotPool, program: Program, stdins: tuple[str, ...], job_time_s: float
+    pool: SlotPool, program: Program, stdins: tuple[str, ...], job_time_s: float,
+    on_event: OnEvent | None = None,
 ) -> ProgramReply:
     """Compile once and run each test in a fresh sandboxed process, inside one slot, until
     the job's time bound (the compile has its own 30 s limit inside it)."""
@@ -130,10 +153,13 @@ async def _execute(
         clock.lap(stages, "compile", sandboxes=int(program.compile_argv is not None))
         if compiled.status == "infra_error":
             return _infra(f"compile sandbox failed: {compiled.stderr}", len(stdins))
+        if on_event is not None:  # the stages so far: what a caller that stops early keeps
+            await on_event({"compile": compiled, "stages": StageTimes(**_rounded(stages))})
         if compiled.status != "ok":
             reply = ProgramReply(status="compile_error", compile=compiled, tests=[])
         else:
-            tests, ran = await _run_tests(slot, program, stdins, deadline, job_time_s)
+            tests, ran = await _run_tests(slot, program, stdins, deadline, job_time_s,
+                                          on_event)
             clock.lap(stages, "run", sandboxes=ran)
             status = "infra_error" if any(t.status == "infra_error" for t in tests) else "ok"
             reply = ProgramReply(status=status, compile=compiled, tests=tests)
@@ -141,9 +167,11 @@ async def _execute(
 
 
 async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], deadline: float,
-                     job_time_s: float) -> tuple[list[RunResult], int]:
+                     job_time_s: float, on_event: OnEvent | None = None
+                     ) -> tuple[list[RunResult], int]:
     """Run each test in a fresh sandboxed process until the job's deadline (monotonic);
-    returns the per-test records and how many processes were started."""
+    returns the per-test records and how many processes were started. Each record goes to
+    `on_event` as soon as it is known."""
     run_limits = program.run_limits
     tests: list[RunResult] = []
     ran = 0
@@ -151,6 +179,7 @@ async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], dead
         left = deadline - time.monotonic()
         if left <= 0:
             tests.append(_job_time_up(job_time_s))
+            await _tell(on_event, len(tests) - 1, tests[-1])
             continue
         oom_before = slot.cgroup.oom_kills() if slot.cgroup is not None else 0
         cpu_before = slot.meter.read() if slot.meter is not None else None
@@ -170,13 +199,20 @@ async def _run_tests(slot: Slot, program: Program, stdins: tuple[str, ...], dead
             )
         except TimeoutError:
             tests.append(_job_time_up(job_time_s))
+            await _tell(on_event, len(tests) - 1, tests[-1])
             continue
         result = _with_oom(test_result(raw, run_limits), slot, oom_before)
         if cpu_before is not None:
             used = round(slot.meter.read() - cpu_before, 4)
             result = result.model_copy(update={"sandbox_cpu_s": used})
         tests.append(result)
+        await _tell(on_event, len(tests) - 1, result)
     return tests, ran
+
+
+async def _tell(on_event: OnEvent | None, index: int, result: RunResult) -> None:
+    if on_event is not None:
+        await on_event({"test": index, "result": result})
 
 
 class _StageClock:

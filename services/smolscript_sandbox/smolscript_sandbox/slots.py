@@ -163,10 +163,23 @@ class SlotPool:
             stages["setup_s"], stages["setup_cpu_s"] = await _timed(_fresh_dir, slot)
             yield slot
         finally:
-            stages["cleanup_s"], stages["cleanup_cpu_s"] = await _timed(sweep, slot)
-            REAPER.reap_orphans()
-            self.busy -= 1
-            self._free.put_nowait(slot)
+            # The release runs to its end even when a cancel lands during the sweep (a
+            # streamed job whose client leaves just after its last test): cut short, it
+            # would leave the slot busy for good.
+            release = asyncio.ensure_future(self._release(slot, stages))
+            _RELEASING.add(release)
+            release.add_done_callback(_RELEASING.discard)
+            await asyncio.shield(release)
+
+    async def _release(self, slot: Slot, stages: dict[str, float]) -> None:
+        """Sweep `slot` and hand it back (kept out of use when the sweep fails)."""
+        stages["cleanup_s"], stages["cleanup_cpu_s"] = await _timed(sweep, slot)
+        REAPER.reap_orphans()
+        self.busy -= 1
+        self._free.put_nowait(slot)
+
+
+_RELEASING: set[asyncio.Task] = set()  # slot releases still running after a cancel
 
 
 async def _timed(work: Callable[[Slot], None], slot: Slot) -> tuple[float, float]:
