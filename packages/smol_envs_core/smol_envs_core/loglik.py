@@ -258,7 +258,7 @@ def prompt_logprobs(llama: Any, prompt: str, top_k: int = 1,
         best = _top(logits[i - 1], max(1, top_k))
         values = logprob_at(logits, m, z, i - 1, np.array([all_tokens[i], *best]))
         out["token_logprobs"].append(float(values[0]))
-        top = {pieces_text(llama, int(t)): float(v) for t, v in zip(best, values[1:])}
+        top = {pieces_text(llama, int(t)): float(v) for t, v in zip(best, values[1:], strict=True)}
         top.setdefault(out["tokens"][-1], float(values[0]))
         out["top_logprobs"].append(top)
     return {"text": full.decode("utf-8", errors="replace"), "logprobs": out,
