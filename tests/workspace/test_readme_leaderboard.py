@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from smol_envs_core.report import report_runs
+from smol_envs_core.report.markdown import REGENERATE, readme_block, split_readme
 from smol_envs_core.report.model import ResultsError
 from smol_envs_core.report.read import read_results
-from smol_envs_core.report.markdown import REGENERATE, readme_block, split_readme
 
 pytestmark = pytest.mark.unit
 
