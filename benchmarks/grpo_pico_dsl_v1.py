@@ -693,7 +693,7 @@ def cmd_export_gguf(args) -> int:
 
     path = args.gguf or (args.out / "gguf" / f"SmolLM2-135M-Instruct-{args.checkpoint}.F16.gguf")
     write_gguf(checkpoint_dir(args.out, args.checkpoint) if args.checkpoint != "start"
-               else None, path)
+               else None, path, args.template)
     print(path)
     return 0
 
@@ -762,7 +762,9 @@ def parser() -> argparse.ArgumentParser:
     g = sub.add_parser("export-gguf", help="a checkpoint as a float16 GGUF")
     g.add_argument("--out", type=Path, default=DEFAULT_OUT)
     g.add_argument("--checkpoint", choices=[*CHECKPOINTS, "latest"], default="final")
-    g.add_argument("--gguf", type=Path, default=None)
+    g.add_argument("--gguf", type=Path, default=None, help="output file")
+    g.add_argument("--template", type=Path, default=None,
+                   help="the packaged GGUF (default: the one in the workspace venv)")
     g.set_defaults(func=cmd_export_gguf)
     return p
 
