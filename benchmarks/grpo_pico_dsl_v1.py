@@ -4,8 +4,8 @@ Not part of CI (hours on a 2-core CPU; needs torch and transformers: see the `rl
 root pyproject). Four subcommands, each writing under `--out` (default
 `.cache/grpo_pico_dsl_v1/run`):
 
-    python benchmarks/grpo_pico_dsl_v1.py train [--sft-steps 40] [--steps 200] [--device cpu]
-    python benchmarks/grpo_pico_dsl_v1.py eval --checkpoint start|sft|final [--rows 96]
+    python benchmarks/grpo_pico_dsl_v1.py train [--sft-steps 12] [--steps 200] [--device cuda]
+    python benchmarks/grpo_pico_dsl_v1.py eval --checkpoint start|sft|final|latest [--rows 48]
     python benchmarks/grpo_pico_dsl_v1.py plot [--png docs/pico_dsl_v1_grpo_curve.png]
     python benchmarks/grpo_pico_dsl_v1.py export-gguf --checkpoint final
 
@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import resource
 import sys
@@ -716,21 +715,21 @@ def parser() -> argparse.ArgumentParser:
     common(t)
     t.add_argument("--steps", type=int, default=200, help="GRPO steps (one train task each)")
     t.add_argument("--group", type=int, default=None, help="replies per task (cpu 8, cuda 32)")
-    t.add_argument("--max-new-tokens", type=int, default=64, help="sampling budget per reply")
+    t.add_argument("--max-new-tokens", type=int, default=48, help="sampling budget per reply")
     t.add_argument("--temperature", type=float, default=1.0)
-    t.add_argument("--lr", type=float, default=1e-5, help="GRPO AdamW learning rate")
+    t.add_argument("--lr", type=float, default=3e-5, help="GRPO AdamW learning rate")
     t.add_argument("--difficulty", default="tiny", help="GRPO train rows' difficulty")
-    t.add_argument("--sft-steps", type=int, default=40, help="warm-start steps (0: none)")
+    t.add_argument("--sft-steps", type=int, default=12, help="warm-start steps (0: none)")
     t.add_argument("--sft-batch", type=int, default=8, help="gold answers per warm-start step")
-    t.add_argument("--sft-lr", type=float, default=1e-4, help="warm-start AdamW learning rate")
-    t.add_argument("--sft-difficulty", default="mixed", help="warm-start rows' difficulty")
+    t.add_argument("--sft-lr", type=float, default=3e-4, help="warm-start AdamW learning rate")
+    t.add_argument("--sft-difficulty", default="tiny", help="warm-start rows' difficulty")
     t.add_argument("--prompt-grad", choices=["user", "full"], default=None,
                    help="autograd through the user turn only (cpu default) or the full prompt "
                         "(cuda default)")
     t.add_argument("--train-layers", type=int, default=None,
                    help="train only the top N decoder layers and the final norm (cpu default "
                         "8 of 30; cuda default 0 = all parameters)")
-    t.add_argument("--checkpoint-every", type=int, default=10)
+    t.add_argument("--checkpoint-every", type=int, default=2)
     t.add_argument("--resume", action="store_true", help="continue after the logged steps")
     t.add_argument("--seed", type=int, default=0)
     t.set_defaults(func=cmd_train)

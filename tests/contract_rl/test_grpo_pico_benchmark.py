@@ -17,13 +17,13 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from benchmarks.gguf_export import to_gguf_rows  # noqa: E402
 from benchmarks.grpo_pico_dsl_v1 import (  # noqa: E402
     greedy_batch,
     moving_average,
     reply_logprobs,
     system_cache,
 )
-from benchmarks.gguf_export import to_gguf_rows  # noqa: E402
 
 SYSTEM = [1, 7, 9, 11, 13, 15]
 USERS = [[20, 21, 22], [23, 24, 25, 26, 27, 28], [29, 30, 31, 32]]
