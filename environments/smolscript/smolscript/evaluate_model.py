@@ -62,9 +62,10 @@ class ClientGate:
         self.client = client
 
     async def score(self, task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
-                    note: str) -> dict[str, Any]:
-        """`scoring.score_code` on this client (raises ScoringInfraError)."""
-        return await score_code(task, hidden, code, self.client, note)
+                    note: str, reward_only: bool = False) -> dict[str, Any]:
+        """`scoring.score_code` on this client, the gate `scorer.score_reply` calls (the same
+        signature as the environment's gate; raises ScoringInfraError)."""
+        return await score_code(task, hidden, code, self.client, note, reward_only=reward_only)
 
 
 def model_settings(model: ModelRef, backend: Backend, batch_size: int,
