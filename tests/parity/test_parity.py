@@ -87,9 +87,12 @@ def closed_port_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-def test_smolscript_parity() -> None:
+@pytest.mark.parametrize("reward_only", [False, True], ids=["full", "reward_only"])
+def test_smolscript_parity(reward_only: bool) -> None:
+    """Both adapters agree, in the full scoring and in the trainers' reward-only scoring
+    (`load_environment(reward_only=True)` against the v1 task option `reward_only`)."""
     from smolscript import load_environment
-    from smolscript.scorer import DECLARATION
+    from smolscript.scorer import declaration_for
     from smolscript_sandbox.testing import TEST_URL, ensure_service
 
     ensure_service()
@@ -97,15 +100,18 @@ def test_smolscript_parity() -> None:
     tasks = load_tasks("smolscript", {**spec.eval, "num_examples": v1_side.TASKS})
     assigned = corpus.assign(tasks, spec.gold, spec.gold)
     down = closed_port_url()
-    envs = {url: load_environment(service_url=url) for url in (TEST_URL, down)}
+    envs = {url: load_environment(service_url=url, reward_only=reward_only)
+            for url in (TEST_URL, down)}
     records = {r["info"]["id"]: r for r in envs[TEST_URL].get_eval_dataset().to_list()}
     classic = {}
     for k, (case, task, reply) in enumerate(assigned):
         env = envs[down if case == corpus.SCORING_FAILURE else TEST_URL]
         state = classic_side.state_for(records[task.data.task_id], k, reply, chat=False)
-        classic[case] = classic_side.observe(env, case, state, DECLARATION.names)
-    check("smolscript", classic, v1_run(sys.executable, "smolscript", TEST_URL, down),
-          v1_run(str(venv040.python()), "smolscript", TEST_URL, down))
+        classic[case] = classic_side.observe(env, case, state, declaration_for(reward_only).names)
+    options = json.dumps({"reward_only": True} if reward_only else {})
+    check("smolscript", classic, v1_run(sys.executable, "smolscript", TEST_URL, down, options),
+          v1_run(str(venv040.python()), "smolscript", TEST_URL, down, options))
+    assert ("hidden_test_pass_rate" in classic["gold"]["scores"]) is not reward_only
     assert not classic[corpus.SCORING_FAILURE]["ok"]
 
 

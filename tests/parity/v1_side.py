@@ -1,11 +1,11 @@
 """The v1 side of the parity test: the corpus through an environment's real v1 loop.
 
-`python -m tests.parity.v1_side ENV_ID [SERVICE_URL]` loads the taskset's eval tasks, serves
-them from a spawned v1 env server (as prime-rl does, `tests.contract_rl.driver`), answers each
-task with its corpus case from a scripted endpoint (a scripted judge too, for smoltalkbench),
-and prints one JSON object: case -> {ok, reward, scores} (scores = trace metrics and rewards by
-name). Uses only names that verifiers 0.3.1 and 0.4.0 both ship, so the same file runs in the
-workspace venv and in the 0.4.0 venv.
+`python -m tests.parity.v1_side ENV_ID [SERVICE_URL [FAILING_URL [TASK_OPTIONS_JSON]]]` loads
+the taskset's eval tasks, serves them from a spawned v1 env server (as prime-rl does,
+`tests.contract_rl.driver`), answers each task with its corpus case from a scripted endpoint (a
+scripted judge too, for smoltalkbench), and prints one JSON object: case -> {ok, reward,
+scores} (scores = trace metrics and rewards by name). Uses only names that verifiers 0.3.1 and
+0.4.0 both ship, so the same file runs in the workspace venv and in the 0.4.0 venv.
 """
 
 from __future__ import annotations
@@ -42,19 +42,23 @@ def observe(trace: Any) -> dict[str, Any]:
             "behaviour_version": trace.info.get("behaviour_version")}
 
 
-def _with_service(server: dict[str, Any], url: str | None) -> dict[str, Any]:
-    if url is None:
-        return server
-    return {**server, "task": {**server.get("task", {}), "service_url": url}}
+def _with_task(server: dict[str, Any], url: str | None, task_options: dict[str, Any]
+               ) -> dict[str, Any]:
+    """The env server's options with the task's service URL (when given) and options added."""
+    task = {**server.get("task", {}), **task_options}
+    if url is not None:
+        task["service_url"] = url
+    return {**server, "task": task} if task else server
 
 
-def run(env_id: str, service_url: str | None = None, failing_url: str | None = None
-        ) -> dict[str, Any]:
+def run(env_id: str, service_url: str | None = None, failing_url: str | None = None,
+        task_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score the corpus through the v1 loop; returns {"verifiers": version, "cases": {...}}.
 
     `service_url`: the scoring service (smolscript); `failing_url`, when given, is a service
     that is down: the scoring-failure case (the gold reply) is scored against it, by a second
-    env server.
+    env server. `task_options`: extra task options (`--env.taskset.task.*`), e.g. smolscript's
+    `{"reward_only": true}`.
     """
     os.environ.setdefault(API_KEY_VAR, "scripted")
     spec = SPECS[env_id]()
@@ -73,7 +77,8 @@ def run(env_id: str, service_url: str | None = None, failing_url: str | None = N
         for url, batch in ((service_url, up), (failing_url, down)):
             if not batch:
                 continue
-            with env_server(env_id, {**options, **_with_service(server, url)}) as address:
+            served = {**options, **_with_task(server, url, task_options or {})}
+            with env_server(env_id, served) as address:
                 groups = asyncio.run(run_groups(address, endpoint.base_url,
                                                 [task for _, task in batch], 1))
             cases.update({name: observe(traces[0])
@@ -83,5 +88,5 @@ def run(env_id: str, service_url: str | None = None, failing_url: str | None = N
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:] + [""] * 3
-    print(json.dumps(run(args[0], args[1] or None, args[2] or None)))
+    args = sys.argv[1:] + [""] * 4
+    print(json.dumps(run(args[0], args[1] or None, args[2] or None, json.loads(args[3] or "{}"))))
