@@ -37,6 +37,9 @@ from smol_envs_core.model_files import sha256_of
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "baselines"
+# Sampled runs (`--seed`): a second and third run of one model, for a seed-to-seed comparison;
+# kept out of the leaderboard's folder.
+OUT_SEEDS = ROOT / "results" / "extra"
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ RUNS = (
     Run("smoltalkbench", "smoltalkbench",
         {"dataset": "fixture", "judge_model": "SmolLM2-135M-Instruct",
          "judge_base_url": "http://127.0.0.1:8765/v1", "judge_api_key_var": "",
-         "judge_label_bias": "tokens"},
+         "judge_label_bias": "tokens", "judge_timeout_s": 600},
         ("-n", "12", "-r", "1", "-t", "128", "-C", "judge"),
         "the 12-row offline fixture, judged by SmolLM2-135M-Instruct: shows the mechanics, "
         "not a valid measurement", package="smoltalkbench", judge=True),
@@ -158,8 +161,9 @@ def command(run: Run, model: Model) -> list[str]:
             "-a", json.dumps(run.env_args), *run.flags, "-s"]
 
 
-def execute(run: Run, model: Model, model_sha: str) -> Path:
-    """Run one baseline and move its folder to results/baselines/<model>/<run>/."""
+def execute(run: Run, model: Model, model_sha: str, target: Path | None = None) -> Path:
+    """Run one baseline and move its folder to `target` (default
+    results/baselines/<model>/<run>/)."""
     argv = command(run, model)
     print("$", shlex.join(argv), flush=True)
     with tempfile.TemporaryDirectory(prefix="baseline-") as tmp:
@@ -201,7 +205,7 @@ def execute(run: Run, model: Model, model_sha: str) -> Path:
         meta_path.write_text(json.dumps(metadata, indent=2) + "\n")
         for log in source.glob("*.log"):
             log.unlink()
-        target = OUT / model.key / run.name
+        target = target or OUT / model.key / run.name
         if target.exists():
             shutil.rmtree(target)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -222,6 +226,16 @@ def fewer_rows(run: Run, rows: int) -> Run:
                    subset=f"first {rows} rows of the plan's selection ({run.subset})")
 
 
+def sampled(run: Run, seed: int) -> Run:
+    """`run` sampled at temperature 1.0 with the endpoint's sampling seed `seed` (`-T 1.0 -S
+    '{"seed": N}'`), labelled as such: two seeds give two runs to compare row by row."""
+    flags = list(run.flags)
+    if "-T" in flags:
+        del flags[flags.index("-T"):flags.index("-T") + 2]
+    return replace(run, flags=(*flags, "-T", "1.0", "-S", json.dumps({"seed": seed})),
+                   subset=f"{run.subset}; sampled at temperature 1.0, seed {seed}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -231,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=None,
                         help="run only the first ROWS rows of each selected run (vf-eval -n, "
                              "and num_examples where the run sets it), labelled as such")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="sample at temperature 1.0 with this seed, into "
+                             "results/extra/<model>-<run>-seed<SEED>/ (not the leaderboard)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     args = parser.parse_args(argv)
     model = MODELS[args.model]
@@ -238,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = [r for r in RUNS if not wanted or any(r.name.startswith(w) for w in wanted)]
     if args.rows is not None:
         runs = [fewer_rows(r, args.rows) for r in runs]
+    if args.seed is not None:
+        runs = [sampled(r, args.seed) for r in runs]
     if not runs:
         parser.error(f"--only {args.only!r} matches no run ({', '.join(r.name for r in RUNS)})")
     if args.dry_run:
@@ -254,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
                          "`uv run python -m smolscript_sandbox start`")
     model_sha = sha256_of(model_file(model.key))
     for run in runs:
-        execute(run, model, model_sha)
+        execute(run, model, model_sha, None if args.seed is None
+                else OUT_SEEDS / f"{model.key}-{run.name}-seed{args.seed}")
     return 0
 
 
