@@ -23,6 +23,22 @@ would then split at other places. Log-probabilities are read from per-row normal
 log-softmax matrix but without building one, and a shared prefix's rows are normalised
 once. `benchmarks/bench_smol_slm_eval_loglik.py` measures the saving.
 
+Decoding all of a question's choices in one llama.cpp batch after the shared prefix (issue 29)
+was measured and left out, because it does not pay on this build (`--in-process` in the
+benchmark). CPU throughput stops growing at about 16 tokens a decode (SmolLM2 Q4_1, 1 thread:
+53 tokens/s at 1, 79 at 16, 84 at 128, 85 at 256; load 4.6): a token costs about the same in
+any batch of 16 or more (compute, not weight reads, bounds it; Q4_1 seems to get no faster
+matrix-matrix kernel on x86), and a HellaSwag choice already brings about 33 tokens a decode.
+The one batch that matched `prompt_rows` bit for bit put each choice
+in its own KV stream (kv_unified=False, prefix copied by `llama_memory_seq_cp`) and padded
+every choice to the longest, because llama.cpp needs equal lengths to keep the sequences in one
+micro-batch. It cost 1.17x this path's time per HellaSwag question at 1 thread, for the padding
+(about 11% more tokens; 24 questions, load 2.9), and 0.84x at 2 threads under contention (9
+questions, load 4-5, where every path ran 14-29x slower than at 1 thread). Two
+easier versions differ by up to 1.0 in a logit: several sequences in one unified KV buffer (the
+result depends on which cells a sequence's tokens land in), and unpadded lengths (split into
+other micro-batches).
+
 Only `max_tokens=1` is served on this path (what log-likelihood clients send: one greedy token
 after the echoed prompt); anything else gets HTTP 400 rather than wrong numbers.
 
