@@ -95,7 +95,7 @@ RUNS = (
           ("-n", str(n)), "full" if n < 0 else f"first {n} rows", api="completions",
           package=SLM)
       for task, n in (("hellaswag", 50), ("arc_easy", -1), ("arc_challenge", -1),
-                      ("gpqa_diamond", 50), ("math_500", 20))),
+                      ("gpqa_diamond", -1), ("math_500", 20))),
     Run("smol-slm-eval-bfcl_v4-simple_python", "smol-slm-eval",
         {"task": "bfcl_v4", "bfcl_category": "simple_python", "num_examples": 10}, ("-n", "10"),
         "first 10 rows of the simple_python category", api="completions", package=SLM),
