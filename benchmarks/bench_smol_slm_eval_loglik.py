@@ -101,6 +101,9 @@ class SequenceStreams:
     bit-identical to `loglik.prompt_rows`; the two ways that are not were a unified KV buffer
     (logits up to 1.0 apart, depending on the cells a sequence's tokens land in) and unpadded
     lengths (split into several micro-batches: up to 0.97 apart).
+
+    Raises:
+        RuntimeError: llama_decode fails (`rows`).
     """
 
     def __init__(self, llama: Any, n_seq_max: int = 8) -> None:
