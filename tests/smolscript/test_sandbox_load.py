@@ -105,3 +105,24 @@ async def test_256_concurrent_mixed_language_jobs(target):
         f"in {wall:.1f} s on {health['slots']} slots + {health['browser_slots']} browsers "
         f"({JOBS / wall:.1f} jobs/s)"
     )
+
+
+async def test_long_jobs_of_fast_tests_never_run_out_of_processes(target):
+    """Every test of a job leaves a bwrap helper orphaned to the service, a zombie that counts
+    against the slot uid's process limit (64 for a test run) until it is reaped. A slot that
+    runs many fast tests must not collect enough of them to make its next sandbox fail to
+    start ("Creating new namespace failed: Resource temporarily unavailable", an infra_error):
+    four jobs of 300 tests each, one per slot, all must pass."""
+    spec = LANGUAGES["c"]
+    source = spec.imports + spec.entry_header(SIGNATURE) + BODIES["c"] + spec.closing()
+    tests = [{"stdin": harness_stdin(NONCE, encode_stdin([i, [i]], SIGNATURE))}
+             for i in range(300)]
+    job = ProgramJob(runtime="c", files=render_job_files("c", source, SIGNATURE), tests=tests)
+    async with SandboxClient(target.url, max_concurrency=8) as client:
+        results = await asyncio.gather(*(client.run_program_job(job) for _ in range(4)))
+    for result in results:
+        assert result.status == "ok", result.status
+        bad = [t for t in result.tests if t.status != "ok"]
+        assert bad == [], (len(bad), bad[:1])
+        assert [t.stdout for t in result.tests] == [
+            frame(NONCE, canonical_output([i * i], "list[int]"))[:-1] for i in range(300)]

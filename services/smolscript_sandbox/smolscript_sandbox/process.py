@@ -262,6 +262,11 @@ async def run_sandboxed(
             _kill(proc)
             await proc.wait()
         REAPER.untrack(proc.pid)
+        # bwrap's helper is orphaned to us as a zombie of the slot uid, counted against the
+        # uid's process limit until reaped: a slot running many fast tests would otherwise
+        # collect enough of them between the periodic reaps to make its next sandbox fail to
+        # start ("Can't fork for pid 1: Resource temporarily unavailable").
+        REAPER.reap_orphans()
     started = any("child-pid" in s for s in statuses)
     exit_codes = [s["exit-code"] for s in statuses if "exit-code" in s]
     exit_code = exit_codes[-1] if exit_codes else proc.returncode

@@ -27,6 +27,7 @@ class Reaper:
     def __init__(self) -> None:
         self._tracked: set[int] = set()
         self._spawning = 0
+        self._deferred = False
         self.subreaper = False
 
     def become_subreaper(self) -> bool:
@@ -37,12 +38,16 @@ class Reaper:
 
     @contextlib.contextmanager
     def spawning(self) -> Iterator[None]:
-        """Wrap a spawn: until the new pid is tracked, `reap_orphans` must not run."""
+        """Wrap a spawn (track the new pid inside it): until the new pid is tracked,
+        `reap_orphans` must not run. A reap asked for meanwhile runs when the last spawn in
+        flight ends, so that a busy service (a spawn in flight most of the time) still reaps."""
         self._spawning += 1
         try:
             yield
         finally:
             self._spawning -= 1
+            if not self._spawning and self._deferred:
+                self.reap_orphans()
 
     def track(self, pid: int) -> None:
         """Remember a child that asyncio waits for (never reap it here)."""
@@ -55,11 +60,13 @@ class Reaper:
     def reap_orphans(self) -> int:
         """waitpid every zombie child of ours that nobody tracks; returns how many were reaped.
 
-        Call it from the event loop thread (spawns and tracking happen there); it does nothing
-        while a spawn is in flight, since that child's pid is not tracked yet.
+        Call it from the event loop thread (spawns and tracking happen there). While a spawn is
+        in flight (that child's pid is not tracked yet) it is deferred to the spawn's end.
         """
         if self._spawning:
+            self._deferred = True
             return 0
+        self._deferred = False
         reaped = 0
         for pid in child_pids():
             if pid in self._tracked:
