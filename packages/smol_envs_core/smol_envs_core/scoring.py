@@ -13,8 +13,10 @@ No verifiers import: this module and the score functions are testable with liter
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 EMPTY_RESPONSE = "empty_response"
@@ -70,12 +72,16 @@ class Declaration:
         if len(headline) != 1:
             raise ValueError(f"{self.env_id}: exactly one weight-1.0 metric, got {headline}")
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         """Every metric name, in column order."""
         return tuple(m.name for m in self.metrics)
 
-    @property
+    @cached_property
+    def _name_set(self) -> frozenset[str]:
+        return frozenset(self.names)
+
+    @cached_property
     def reward_name(self) -> str:
         """The headline reward's name (the one weight-1.0 metric)."""
         return next(m.name for m in self.metrics if m.weight == 1.0)
@@ -100,16 +106,18 @@ class Declaration:
             ValueError: a missing or undeclared metric, a non-finite value, or an undeclared
                 failure kind (a scorer bug: never silently a 0).
         """
-        if set(metrics) != set(self.names):
+        if metrics.keys() != self._name_set:
             raise ValueError(f"{self.env_id}: score gave {sorted(metrics)}, declared "
                              f"{sorted(self.names)}")
         if failure is not None and failure not in self.failure_kinds:
             raise ValueError(f"{self.env_id}: undeclared failure kind {failure!r}; "
                              f"declared: {self.failure_kinds}")
         values = {name: float(metrics[name]) for name in self.names}
-        if any(v != v or v in (float("inf"), float("-inf")) for v in values.values()):
+        if not all(map(math.isfinite, values.values())):
             raise ValueError(f"{self.env_id}: non-finite metric in {values}")
-        reward = sum(values[m.name] * m.weight for m in self.metrics)
+        # The weighted sum: the weights are 1.0 for the headline and 0.0 for the rest
+        # (checked at construction), so it is the headline's value.
+        reward = values[self.reward_name]
         return Score(reward=reward, metrics=values, parsed=parsed, reason=reason,
                      failure=failure, details=dict(details or {}))
 
