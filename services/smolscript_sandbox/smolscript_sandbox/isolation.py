@@ -46,7 +46,7 @@ TOP_LEVEL_LINKS = ("/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
 OPEN_MARK = "@open:"
 # Where the launcher is copied inside a sandbox whose start is reported (`bwrap_argv`'s
 # `exec_mark_fd`): it runs there in mark mode, between bwrap and the job.
-MARK_EXEC = "/.smolscript/exec"
+MARK_EXEC = "/.exec-mark"
 MARK_KEY = "payload-exec"  # the mark line is {"payload-exec": true} (launcher.c's MARK_LINE)
 
 

@@ -28,7 +28,7 @@ class RawRun:
     """What happened to one process. `exit_code` follows bwrap: 128+N when killed by signal N.
 
     `started` is False when the job's own command was never exec'd: bwrap's setup failed,
-    before or after it reported a child-pid (infra; `setup_error` holds bwrap's stderr). It
+    before or after it reported a child-pid (infra; `setup_error`: bwrap's stderr, if any). It
     is True from the moment the launcher's mark line arrived (`isolation.bwrap_argv`), which
     the job cannot forge or withdraw; a failed exec of the job's command counts as started.
     `stdout_overflow` means the process wrote more than the kept head and was killed.
@@ -289,7 +289,9 @@ async def run_sandboxed(
         stdout_overflow=overflowed,
         stderr_truncated=err_trunc,
         time_s=round(elapsed, 4),
-        setup_error="" if started else stderr.decode("utf-8", "replace")[:2000],
+        setup_error="" if started else (
+            stderr.decode("utf-8", "replace")[:2000]
+            or f"the sandbox ended (exit code {exit_code}) before the job's command started"),
         wall_timeout=seen.ended_by == "wall",
         cpu_timeout=seen.ended_by == "cpu",
         cpu_s=round(seen.cpu_s, 4),
