@@ -42,7 +42,7 @@ def raw(**kw) -> RawRun:
 VERDICTS = [
     # (raw facts, status, why)
     (raw(), "ok", "exit 0 within limits"),
-    (raw(started=False, exit_code=1), "infra_error", "bwrap never spawned the child"),
+    (raw(started=False, exit_code=1), "infra_error", "bwrap failed before the job's exec"),
     (raw(exit_code=1), "runtime_error", "non-zero exit"),
     (raw(exit_code=139), "runtime_error", "SIGSEGV"),
     (raw(exit_code=128 + 24, time_s=3.0), "timeout", "SIGXCPU at the soft CPU limit"),
@@ -107,6 +107,27 @@ def test_bwrap_command_line_drops_everything():
         ["/usr/bin/true"], isolation.Path("/x/job"), RUN_LIMITS, writable_job=True
     )
     assert "--bind /x/job /job" in " ".join(rw)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("shared", [False, True], ids=["slot-uid", "shared-uid"])
+def test_the_mark_runs_last_before_the_job(monkeypatch, shared):
+    """With a mark descriptor the launcher, copied in read-only, runs in mark mode right
+    before the job's argv (after the container's prlimit, whose failure is bwrap's setup's)."""
+    monkeypatch.setattr(isolation, "shared_uid", lambda: shared)
+    isolation.configure(isolation.Hardening(launcher="/state/launcher-x"))
+    try:
+        argv = isolation.bwrap_argv(["/usr/bin/python3", "main.py"], isolation.Path("/x/job"),
+                                    RUN_LIMITS, writable_job=False, status_fd=5, exec_mark_fd=6)
+    finally:
+        isolation.configure(isolation.Hardening())
+    job = argv[argv.index("--") + 1:]
+    assert job[-6:] == [isolation.MARK_EXEC, "--mark", "6", "--", "/usr/bin/python3", "main.py"]
+    assert job[:-6] == (["/usr/bin/prlimit", "--nproc=64", "--"] if shared else [])
+    assert (f"--perms 0555 --ro-bind-data @open:/state/launcher-x {isolation.MARK_EXEC}"
+            in " ".join(argv))
+    assert isolation.MARK_EXEC not in isolation.bwrap_argv(
+        ["/usr/bin/true"], isolation.Path("/x/job"), RUN_LIMITS, writable_job=False)
 
 
 @pytest.mark.unit

@@ -15,6 +15,8 @@ under /opt that a runtime needs (`TOOLCHAIN_TREES`, not all of /opt), a few name
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -42,6 +44,10 @@ TOP_LEVEL_LINKS = ("/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin")
 # opened by the launcher (as root) and replaced by the descriptor number; the job's command
 # line never is.
 OPEN_MARK = "@open:"
+# Where the launcher is copied inside a sandbox whose start is reported (`bwrap_argv`'s
+# `exec_mark_fd`): it runs there in mark mode, between bwrap and the job.
+MARK_EXEC = "/.exec-mark"
+MARK_KEY = "payload-exec"  # the mark line is {"payload-exec": true} (launcher.c's MARK_LINE)
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,17 @@ def hardening() -> Hardening:
     return _HARDENING[0]
 
 
+def launcher_path() -> str:
+    """The launcher binary in force: the configured one, else `launcher.default_launcher()`
+    (built on first use; raises SandboxInfraError when it cannot be)."""
+    return hardening().launcher or str(default_launcher())
+
+
+def is_mark(status: object) -> bool:
+    """Whether one parsed JSON line of a status pipe is the launcher's mark line."""
+    return isinstance(status, dict) and status.get(MARK_KEY) is True
+
+
 def launch_argv(identity: Identity, limits: Limits, *, cpu_rlimit: bool = True) -> list[str]:
     """Command prefix: the launcher with the identity's cgroups, its uid/gid (unless it keeps
     the service's) and `limits` as rlimits (CPU seconds unless `cpu_rlimit` is False), then
@@ -87,8 +104,7 @@ def launch_argv(identity: Identity, limits: Limits, *, cpu_rlimit: bool = True) 
     of service CPU per process). Raises SandboxInfraError when no launcher was configured
     and none can be built (`launcher.build`: no gcc, a failed compile).
     """
-    launcher = hardening().launcher or str(default_launcher())
-    argv = [launcher]
+    argv = [launcher_path()]
     for procs in identity.cgroup_procs:
         argv += ["--cgroup", procs]
     if identity.uid is not None:
@@ -146,6 +162,7 @@ def bwrap_argv(
     *,
     writable_job: bool,
     status_fd: int | None = None,
+    exec_mark_fd: int | None = None,
     extra_env: dict[str, str] | None = None,
     extra_ro_binds: dict[str, str] | None = None,
 ) -> list[str]:
@@ -154,11 +171,20 @@ def bwrap_argv(
     `job_dir` is bound at /job (read-write for compiling, read-only for test runs so that
     one test cannot leave state for the next); None binds nothing there (the browsers).
     `status_fd`, when given, receives bwrap's JSON status lines (child-pid first, exit-code
-    last); a missing child-pid means setup failed. `extra_ro_binds` (host path -> sandbox
-    path) is for the start-up probes and for compiles' precompiled headers (`prebuilt.py`).
-    Needs `launch_argv` in front (it opens the seccomp filter and sets the rlimits; with a
-    shared uid the process limit is set inside, here).
+    last); a missing child-pid means setup failed. `exec_mark_fd`, when given (an inheritable
+    descriptor), receives the line `{"payload-exec": true}` once bwrap's setup inside the
+    namespaces has succeeded, just before `argv` is exec'd: bwrap runs the launcher, copied
+    read-only to MARK_EXEC, in mark mode (`launcher.c`), which writes the line, closes the
+    descriptor and execs `argv` unchanged (argv, environment, rlimits, seccomp filter). bwrap
+    can fail after child-pid (pid 1's fork, a mount): no line then means an infrastructure
+    failure, and since the job never holds the descriptor nothing it does can write or undo
+    the line. `extra_ro_binds` (host path -> sandbox path) is for the start-up probes and
+    for compiles' precompiled headers (`prebuilt.py`). Needs `launch_argv` in front (it
+    opens the seccomp filter and the launcher copied in, and sets the rlimits; with a shared
+    uid the process limit is set inside, here, before the mark).
     """
+    if exec_mark_fd is not None:
+        argv = [MARK_EXEC, "--mark", str(exec_mark_fd), "--", *argv]
     if shared_uid():
         argv = ["/usr/bin/prlimit", f"--nproc={limits.nproc}", "--", *argv]
     bwrap = [
@@ -190,6 +216,8 @@ def bwrap_argv(
         bwrap += ["--bind" if writable_job else "--ro-bind", str(job_dir), JOB_MOUNT]
     for source, target in sorted((extra_ro_binds or {}).items()):
         bwrap += ["--ro-bind", source, target]
+    if exec_mark_fd is not None:
+        bwrap += ["--perms", "0555", "--ro-bind-data", OPEN_MARK + launcher_path(), MARK_EXEC]
     bwrap += [
         # Nothing but /tmp, /dev/shm and a writable /job takes writes: the root tmpfs and
         # /dev would otherwise be uncapped memory.
@@ -266,18 +294,29 @@ def isolation_mode() -> str:
 
 
 def probe(identity: Identity, job_dir: Path, limits: Limits) -> None:
-    """Run `true` in a real sandbox as `identity` (cgroups, seccomp filter and all); raise
-    SandboxInfraError if it fails."""
-    argv = sandbox_argv(identity, ["/usr/bin/true"], job_dir, limits, writable_job=False)
+    """Run `true` in a real sandbox as `identity` (cgroups, seccomp filter, the launcher's
+    mark line and all, as every test runs); raise SandboxInfraError if it fails."""
+    mark_r, mark_w = os.pipe()
+    marks = b""
     try:
-        done = subprocess.run(
-            argv,
-            capture_output=True,
-            timeout=20,
-            check=False,
-        )
+        argv = sandbox_argv(identity, ["/usr/bin/true"], job_dir, limits, writable_job=False,
+                            exec_mark_fd=mark_w)
+        done = subprocess.run(argv, capture_output=True, timeout=20, check=False,
+                              pass_fds=(mark_w,))
+        os.set_blocking(mark_r, False)  # the write end is still open here: no EOF
+        with contextlib.suppress(BlockingIOError):
+            marks = os.read(mark_r, 4096)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxInfraError(f"bwrap probe failed: {exc}") from exc
+    finally:
+        os.close(mark_r)
+        os.close(mark_w)
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip()
         raise SandboxInfraError(f"bwrap cannot create a sandbox here: {detail}")
+    try:
+        marked = any(is_mark(json.loads(line)) for line in marks.splitlines())
+    except ValueError:  # not JSON, not UTF-8
+        marked = False
+    if not marked:
+        raise SandboxInfraError(f"the sandbox launcher's mark line never came: {marks!r}")

@@ -16,6 +16,15 @@
  * One exec instead of the `sh` + `setpriv` + `prlimit` chain it replaces (same end state:
  * util-linux's `setpriv --reuid --regid --clear-groups --inh-caps=-all` and `prlimit`).
  * Built at service start-up with the host's gcc and no CPU-specific flags (launcher.py).
+ *
+ * Mark mode: launcher --mark FD -- ARGV (exactly this form), run inside the sandbox as the
+ * first program bwrap execs (isolation.bwrap_argv), writes the line MARK_LINE to FD in one
+ * write, closes FD and execs ARGV (searched on PATH) with the environment unchanged. The
+ * line tells the service that bwrap's whole setup succeeded; the job itself never holds FD,
+ * so nothing it does can write the line or take it back. Nothing else is done in this mode
+ * (no cgroup, no uid, no rlimit, no @open: word is opened). A malformed command line or a
+ * failed write exits 125 before ARGV runs (and without the line); a failed exec exits 125
+ * after it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +40,7 @@
 #include <unistd.h>
 
 #define FAIL 125
+#define MARK_LINE "{\"payload-exec\": true}\n"
 
 static void die(const char *what, const char *arg) {
     fprintf(stderr, "smolscript launcher: %s %s: %s\n", what, arg ? arg : "", strerror(errno));
@@ -125,7 +135,25 @@ static char *open_marked(const char *word) {
     return text;
 }
 
+/* Mark mode (see the header): write the line to the descriptor, close it, exec the job. */
+static int mark_and_exec(int argc, char **argv) {
+    if (argc < 5 || strcmp(argv[3], "--") != 0) {
+        errno = EINVAL;
+        die("usage: launcher --mark FD -- ARGV", NULL);
+    }
+    unsigned long long fd = number(argv[2], '\0', "bad mark descriptor");
+    size_t len = strlen(MARK_LINE);
+    if (fd > 1000000 || write((int)fd, MARK_LINE, len) != (ssize_t)len) {
+        die("cannot write the mark to", argv[2]);
+    }
+    if (close((int)fd) != 0) die("cannot close the mark descriptor", argv[2]);
+    execvp(argv[4], argv + 4);
+    die("cannot exec", argv[4]);
+    return FAIL;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--mark") == 0) return mark_and_exec(argc, argv);
     long long uid = -1, gid = -1;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {

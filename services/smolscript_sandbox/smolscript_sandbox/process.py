@@ -16,7 +16,7 @@ from pathlib import Path
 
 from smolscript_sandbox.accounting import CpuMeter
 from smolscript_sandbox.cpuwait import sample, tree_pids
-from smolscript_sandbox.isolation import Identity, sandbox_argv
+from smolscript_sandbox.isolation import Identity, is_mark, sandbox_argv
 from smolscript_sandbox.limits import Limits
 from smolscript_sandbox.reaper import REAPER
 
@@ -27,7 +27,10 @@ _CHUNK = 65536
 class RawRun:
     """What happened to one process. `exit_code` follows bwrap: 128+N when killed by signal N.
 
-    `started` is False when bwrap never spawned the child (sandbox setup failed: infra).
+    `started` is False when the job's own command was never exec'd: bwrap's setup failed,
+    before or after it reported a child-pid (infra; `setup_error`: bwrap's stderr, if any). It
+    is True from the moment the launcher's mark line arrived (`isolation.bwrap_argv`), which
+    the job cannot forge or withdraw; a failed exec of the job's command counts as started.
     `stdout_overflow` means the process wrote more than the kept head and was killed.
     `wall_timeout` / `cpu_timeout`: the watchdog killed it on the wall / CPU limit, or (CPU
     only) its processes had used the CPU limit in total by the time it ended; `cpu_s` is the
@@ -183,9 +186,12 @@ async def run_sandboxed(
     CPU limit judges the total of every process of the run (see `watch`). Raises OSError only
     when the process cannot be spawned at all (an infrastructure fault).
     """
+    # bwrap's status lines and the launcher's mark line (`bwrap_argv`) share one pipe.
     status_r, status_w = os.pipe()
+    mark_w = os.dup(status_w)
     cmd = sandbox_argv(identity, argv, job_dir, limits, writable_job=writable_job,
-                       status_fd=status_w, extra_env=extra_env, extra_ro_binds=extra_ro_binds)
+                       status_fd=status_w, exec_mark_fd=mark_w, extra_env=extra_env,
+                       extra_ro_binds=extra_ro_binds)
     job_cpu = None
     if cpu_meter is not None:
         cpu_before = cpu_meter.read()
@@ -201,7 +207,7 @@ async def run_sandboxed(
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                pass_fds=(status_w,),
+                pass_fds=(status_w, mark_w),
                 start_new_session=True,
                 cwd="/",
                 env={"PATH": "/usr/bin:/bin"},
@@ -212,6 +218,7 @@ async def run_sandboxed(
         raise
     finally:
         os.close(status_w)
+        os.close(mark_w)
     statuses: list[dict] = []
     status_task = asyncio.create_task(_read_status(status_r, statuses))
     overflowed = False
@@ -267,7 +274,9 @@ async def run_sandboxed(
         # collect enough of them between the periodic reaps to make its next sandbox fail to
         # start ("Can't fork for pid 1: Resource temporarily unavailable").
         REAPER.reap_orphans()
-    started = any("child-pid" in s for s in statuses)
+    # Not bwrap's child-pid: bwrap can still fail after it (pid 1's fork, a mount), exiting 1
+    # with its message on stderr; only the mark line says that the job itself was exec'd.
+    started = any(is_mark(s) for s in statuses)
     exit_codes = [s["exit-code"] for s in statuses if "exit-code" in s]
     exit_code = exit_codes[-1] if exit_codes else proc.returncode
     if proc.returncode is not None and proc.returncode < 0:
@@ -280,7 +289,9 @@ async def run_sandboxed(
         stdout_overflow=overflowed,
         stderr_truncated=err_trunc,
         time_s=round(elapsed, 4),
-        setup_error="" if started else stderr.decode("utf-8", "replace")[:2000],
+        setup_error="" if started else (
+            stderr.decode("utf-8", "replace")[:2000]
+            or f"the sandbox ended (exit code {exit_code}) before the job's command started"),
         wall_timeout=seen.ended_by == "wall",
         cpu_timeout=seen.ended_by == "cpu",
         cpu_s=round(seen.cpu_s, 4),

@@ -12,12 +12,15 @@ import asyncio
 import json
 import os
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from smolscript_sandbox.client import SandboxClient
+from smolscript_sandbox.errors import SandboxInfraError
+from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.runtimes import RUNTIMES
 
 from tests.support.sandbox_targets import REPLY_TIMEOUT_S, Target
@@ -39,6 +42,21 @@ int main(void) {
     return 0;
 }
 """
+# What bwrap prints when it fails inside the namespaces, after it reported the child's pid;
+# a program that prints it itself is still the program's failure.
+BWRAP_FORK_FAILURE = "bwrap: Can't fork for pid 1: Resource temporarily unavailable"
+C_FORGED_BWRAP_FAILURE = f"""#include <stdio.h>
+int main(void) {{ fputs("{BWRAP_FORK_FAILURE}\\n", stderr); return 1; }}
+"""
+PYTHON_FORGED_BWRAP_FAILURE = (
+    f"import sys\nsys.stderr.write({BWRAP_FORK_FAILURE + chr(10)!r})\nsys.exit(1)\n"
+)
+
+
+def _forged_bwrap_failure(test: dict) -> bool:
+    """The forged message reached the record as the program's own stderr, exit code 1."""
+    return test["exit_code"] == 1 and test["stderr"] == BWRAP_FORK_FAILURE + "\n"
+
 
 # (name, language, source, expected status, check on the test record)
 CASES = [
@@ -105,6 +123,11 @@ CASES = [
         # (exact string results, issue 25)
         lambda t: t["stdout"] == "1\r\n2\r",
     ),
+    # Never infra_error: that would let a policy turn its own failures into dropped rollouts.
+    ("forged_bwrap_failure_c", "c", C_FORGED_BWRAP_FAILURE, "runtime_error",
+     _forged_bwrap_failure),
+    ("forged_bwrap_failure_python", "python", PYTHON_FORGED_BWRAP_FAILURE, "runtime_error",
+     _forged_bwrap_failure),
 ]
 
 
@@ -154,6 +177,47 @@ async def test_hostile_program_is_contained(target, name, language, source, stat
         health = await client.health()
         assert health["status"] == "ok"
     assert await wait_clean(target) == ([], [])
+
+
+async def test_bwrap_failing_after_child_pid_is_infra_error_on_host(host_target):
+    """bwrap reports the child's pid, then its pid 1 cannot fork the job: the slot uid already
+    holds (nearly) its run process limit, in processes this test starts as that uid (the
+    compile's limit is higher, so the compile runs). The count at which bwrap fails there,
+    not earlier at its clone, varies from one sandbox to the next (61 or 62 of 64 seen here:
+    processes of the previous sandbox may still be exiting), so each count gets a job of
+    several tests. Every test the streaming client hears (all but infra_error ones) is ok,
+    never the program's failure; a job with an infra_error test raises SandboxInfraError
+    naming the first one's error, and one of them is bwrap's pid 1 failing to fork."""
+    uids = host_target.health["slot_uids"]
+    job = {"runtime": "python", "files": {"main.py": "print('ran')\n"},
+           "tests": [{"stdin": ""}] * 8}
+    heard: list[tuple[int, str, str]] = []  # (processes held, status, stderr) of each test
+    raised: list[str] = []  # what each job's SandboxInfraError said
+
+    for held in range(RUN_LIMITS.nproc - 3, RUN_LIMITS.nproc):
+        def keep_going(_index: int, result, held=held) -> bool:
+            heard.append((held, result.status, result.stderr))
+            return True
+
+        sleepers = [subprocess.Popen(["/usr/bin/sleep", "300"], user=uid, group=uid,
+                                     extra_groups=[])
+                    for uid in uids for _ in range(held)]
+        try:
+            async with SandboxClient(host_target.url, timeout_s=REPLY_TIMEOUT_S) as client:
+                try:
+                    await client.run_program_job_until(job, keep_going)
+                except SandboxInfraError as exc:
+                    raised.append(exc.reason)
+        finally:
+            for sleeper in sleepers:
+                sleeper.kill()
+            for sleeper in sleepers:  # reaped here: a zombie counts against the uid's limit
+                sleeper.wait()
+        if any(BWRAP_FORK_FAILURE in reason for reason in raised):
+            break
+    assert {status for _, status, _ in heard} <= {"ok"}, heard
+    assert any(BWRAP_FORK_FAILURE in reason for reason in raised), (raised, heard)
+    assert await wait_clean(host_target) == ([], [])
 
 
 async def test_connect_to_host_listener_is_refused(target):

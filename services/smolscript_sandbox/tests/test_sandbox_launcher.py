@@ -1,5 +1,6 @@
 """The sandbox launcher (`launcher.c`), compiled with the host's gcc and run for real as root:
-the uid drop, the capability sets, the rlimits, the descriptors it opens and its refusals."""
+the uid drop, the capability sets, the rlimits, the descriptors it opens, its mark mode and its
+refusals."""
 
 from __future__ import annotations
 
@@ -83,7 +84,41 @@ def test_never_opens_words_of_the_jobs_command_line(launcher, tmp_path):
     assert done.stdout == f"@open:relative -- @open:{secret}\n"
 
 
+MARK_PROBE = """import os, sys
+try:
+    os.fstat(int(sys.argv[1]))
+except OSError:
+    print("mark descriptor closed")
+print(sys.argv[2:])
+print(list(os.environ.items()))
+"""
+
+
+def test_mark_mode_writes_one_line_closes_it_and_execs_the_command_unchanged(launcher):
+    read, write = os.pipe()
+    try:
+        done = subprocess.run(
+            [launcher, "--mark", str(write), "--", "/usr/bin/python3", "-I", "-c", MARK_PROBE,
+             str(write), "a b", "--", "@open:/etc/hostname", "--mark"],
+            env={"ZED": "1", "LANG": "C.UTF-8", "ALPHA": "2"}, pass_fds=(write,),
+            capture_output=True, text=True, timeout=30)
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as marks:
+        assert marks.read() == b'{"payload-exec": true}\n'  # one line, then EOF: closed
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "mark descriptor closed",
+        "['a b', '--', '@open:/etc/hostname', '--mark']",
+        "[('ZED', '1'), ('LANG', 'C.UTF-8'), ('ALPHA', '2')]",
+    ]
+
+
 @pytest.mark.parametrize(("args", "message"), [
+    (["--mark", "x", "--", "true"], "bad mark descriptor"),
+    (["--mark", "9", "--", "true"], "cannot write the mark"),  # not open in the launcher
+    (["--mark", "1", "true"], "usage: launcher --mark"),
+    (["--mark", "1", "--"], "usage: launcher --mark"),
     (["--rlimit", "stack=1:1", "--", "true"], "unknown rlimit"),
     (["--rlimit", "cpu=x:1", "--", "true"], "bad rlimit"),
     (["--cgroup", "/nonexistent/cgroup.procs", "--", "true"], "cannot join cgroup"),
