@@ -184,14 +184,12 @@ async def run_sandboxed(
 
     `cpu_meter` is the cpuacct group the launcher joins (`identity.cgroup_procs`); with it the
     CPU limit judges the total of every process of the run (see `watch`). Raises OSError only
-    when the process cannot be spawned at all (an infrastructure fault).
+    when the process cannot be spawned at all, SandboxInfraError when no launcher can be built
+    (`isolation.launch_argv`): infrastructure faults.
     """
     # bwrap's status lines and the launcher's mark line (`bwrap_argv`) share one pipe.
     status_r, status_w = os.pipe()
     mark_w = os.dup(status_w)
-    cmd = sandbox_argv(identity, argv, job_dir, limits, writable_job=writable_job,
-                       status_fd=status_w, exec_mark_fd=mark_w, extra_env=extra_env,
-                       extra_ro_binds=extra_ro_binds)
     job_cpu = None
     if cpu_meter is not None:
         cpu_before = cpu_meter.read()
@@ -201,6 +199,10 @@ async def run_sandboxed(
 
     start = time.monotonic()
     try:
+        # Inside the try: building the argv can raise (no launcher), and the pipe must not leak.
+        cmd = sandbox_argv(identity, argv, job_dir, limits, writable_job=writable_job,
+                           status_fd=status_w, exec_mark_fd=mark_w, extra_env=extra_env,
+                           extra_ro_binds=extra_ro_binds)
         with REAPER.spawning():
             proc = await asyncio.create_subprocess_exec(
                 *cmd,
