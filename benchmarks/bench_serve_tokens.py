@@ -1,14 +1,21 @@
-"""Single-stream generation speed of each local model server (`smol-envs-serve`), in tokens/s.
+"""Single-stream speed of each local model server (`smol-envs-serve`), in tokens/s, with the
+machine idle and with busy programs beside it, for fixed and governed thread counts.
 
-For every model of the registry (SmolLM2-135M-Instruct, Gemma 3 270M base) the benchmark starts
-our server on the model's port (or reuses ours already running there) with `--threads`, sends
-the same short prompt as a greedy `/v1/completions` request for N tokens, one request at a
-time, alternating the models round by round so that load on the machine affects them alike,
-and prints per model the median over rounds of completion tokens / wall seconds (the prompt is
-a few tokens, so this is generation speed), with the 1-minute load average before and after.
-Servers it started are stopped at the end.
+For every model of the registry (SmolLM2-135M-Instruct, Gemma 3 270M base; `--models` picks)
+and every thread policy (`--policies`: `fixed`, the server started with `--fixed-threads`;
+`governed`, the default, where each decode uses the cores other programs leave free), the
+benchmark starts our server on a port of its own (`--port`, then the next ones) with
+`--threads`, and for each `--busy` level starts that many busy-loop processes (`while True:
+pass`) and times, one request at a time:
+- generation: the same short prompt as a greedy `/v1/completions` request for `-n` tokens
+  (completion tokens / wall seconds);
+- prompt processing: a prompt of about 400 tokens with `max_tokens` 1 (prompt tokens / wall s).
+Prints per model, policy and busy level the median over `--rounds`, and the 1-minute load
+average at each row. Servers it started are stopped at the end; a busy level's processes are
+killed before the next one.
 
-    uv run python benchmarks/bench_serve_tokens.py [-n 128] [--rounds 5] [--threads 2]
+    uv run python benchmarks/bench_serve_tokens.py [-n 64] [--rounds 3] [--threads 2]
+        [--busy 0,1] [--policies fixed,governed] [--models smollm2-135m] [--port 8931]
 
 Needs the optional group `gemma` for Gemma (`uv sync --group gemma`).
 """
@@ -19,12 +26,16 @@ import argparse
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import time
 
 import httpx
 from smol_envs_core import models, procman, serve
 
 PROMPT = "def fibonacci(n):\n"
+LONG_PROMPT = "The quick brown fox jumps over the lazy dog. " * 40
+BUSY_LOOP = "while True: pass"
 
 
 def cpu_name() -> str:
@@ -39,55 +50,77 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def one_run(base_url: str, model: str, n: int) -> tuple[int, float]:
-    """(completion tokens, wall seconds) of one greedy completion of up to `n` tokens."""
+def one_run(base_url: str, model: str, prompt: str, n: int) -> tuple[int, int, float]:
+    """(prompt tokens, completion tokens, wall seconds) of one greedy completion of up to `n`
+    tokens."""
     start = time.perf_counter()
     reply = httpx.post(f"{base_url}/completions", timeout=600, json={
-        "model": model, "prompt": PROMPT, "max_tokens": n, "temperature": 0})
+        "model": model, "prompt": prompt, "max_tokens": n, "temperature": 0})
     reply.raise_for_status()
-    return reply.json()["usage"]["completion_tokens"], time.perf_counter() - start
+    usage = reply.json()["usage"]
+    return usage["prompt_tokens"], usage["completion_tokens"], time.perf_counter() - start
+
+
+def measure(url: str, model: str, n: int, rounds: int) -> tuple[float, float]:
+    """Median (generation tokens/s, prompt tokens/s) over `rounds` requests of each kind."""
+    generation, prompt = [], []
+    for _ in range(rounds):
+        _, done, seconds = one_run(url, model, PROMPT, n)
+        generation.append(done / seconds)
+        read, _, seconds = one_run(url, model, LONG_PROMPT, 1)
+        prompt.append(read / seconds)
+    return statistics.median(generation), statistics.median(prompt)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line entry: start or reuse the servers, time them, print the table."""
+    """Command line entry: start the servers, time them idle and busy, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("-n", type=int, default=128, help="tokens per completion")
-    parser.add_argument("--rounds", type=int, default=5, help="timed completions per model")
+    parser.add_argument("-n", type=int, default=64, help="tokens per generation")
+    parser.add_argument("--rounds", type=int, default=3, help="timed requests of each kind")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
-                        help="llama.cpp threads of servers started here")
+                        help="llama.cpp threads (the ceiling, for `governed`)")
+    parser.add_argument("--busy", default="0,1", help="busy-loop processes beside the server")
+    parser.add_argument("--policies", default="fixed,governed")
+    parser.add_argument("--models", default=",".join(models.MODELS))
+    parser.add_argument("--port", type=int, default=8931, help="first port of the servers")
     args = parser.parse_args(argv)
+    busy_levels = [int(x) for x in args.busy.split(",")]
+    policies = args.policies.split(",")
+    keys = args.models.split(",")
 
-    started = {}
-    urls = {}
-    try:
-        for key, model in models.MODELS.items():
-            port = model.port()
-            started[key] = serve.start_with_owner(serve.DEFAULT_HOST, port, args.threads, model)
-            urls[key] = serve.base_url(serve.DEFAULT_HOST, port)
-            one_run(urls[key], model.served_name, 8)  # warm-up, untimed
-        load_before = os.getloadavg()[0]
-        rates: dict[str, list[float]] = {key: [] for key in models.MODELS}
-        tokens: dict[str, list[int]] = {key: [] for key in models.MODELS}
-        for _ in range(args.rounds):
-            for key, model in models.MODELS.items():
-                count, seconds = one_run(urls[key], model.served_name, args.n)
-                rates[key].append(count / seconds)
-                tokens[key].append(count)
-        load_after = os.getloadavg()[0]
-    finally:
-        for key, was_started in started.items():
-            if was_started:
-                procman.stop(serve.state_dir(models.get(key).port()))
-
-    print(f"{cpu_name()}, {os.cpu_count()} cores; load average (1 min) {load_before:.2f} "
-          f"before, {load_after:.2f} after; prompt {PROMPT!r}, greedy, up to {args.n} tokens, "
-          f"{args.rounds} rounds, threads {args.threads}"
-          + ("" if all(started.values()) else " (reused servers keep their own threads)"))
-    for key, model in models.MODELS.items():
-        values = rates[key]
-        print(f"{model.display:32s} {statistics.median(values):7.1f} tokens/s median "
-              f"(min {min(values):.1f}, max {max(values):.1f}; "
-              f"{statistics.mean(tokens[key]):.0f} tokens per completion)")
+    print(f"{cpu_name()}, {os.cpu_count()} cores; greedy {PROMPT!r} for up to {args.n} tokens "
+          f"and a {len(LONG_PROMPT)}-character prompt for 1 token, median of {args.rounds}; "
+          f"--threads {args.threads}")
+    print("| model | threads | busy processes | generation tokens/s | prompt tokens/s "
+          "| load average (1 min) |")
+    print("|---|---|---|---|---|---|")
+    port = args.port
+    for key in keys:
+        model = models.get(key)
+        for policy in policies:
+            started = serve.start_with_owner(serve.DEFAULT_HOST, port, args.threads, model,
+                                             fixed_threads=policy == "fixed")
+            url = serve.base_url(serve.DEFAULT_HOST, port)
+            try:
+                one_run(url, model.served_name, PROMPT, 8)  # warm-up, untimed
+                for busy in busy_levels:
+                    hogs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP])
+                            for _ in range(busy)]
+                    try:
+                        time.sleep(1.0)
+                        generation, prompt = measure(url, model.served_name, args.n,
+                                                     args.rounds)
+                    finally:
+                        for hog in hogs:
+                            hog.kill()
+                            hog.wait()
+                    print(f"| {model.display} | {policy} {args.threads} | {busy} | "
+                          f"{generation:.1f} | {prompt:.1f} | {os.getloadavg()[0]:.2f} |",
+                          flush=True)
+            finally:
+                if started:
+                    procman.stop(serve.state_dir(port))
+            port += 1
 
 
 if __name__ == "__main__":

@@ -23,9 +23,16 @@ request's longest common prefix, and llama.cpp computes a token on a cached pref
 kernels than inside a fresh batch, so a greedy generation could depend on what the server did
 before. `fresh_generations` makes every generation start from an empty cache.
 
+llama.cpp's threads meet at a barrier after every operation, so a thread sharing its core with
+another busy program stalls all of them: with 2 threads on 2 cores and one busy program beside
+it, generation ran 300 times slower than with 1 thread. `--threads` is therefore a ceiling;
+each decode uses the cores other programs leave free (`cpushare`, `governed_threads`), which
+never changes a logit. `--fixed-threads` keeps the count fixed.
+
 Usage::
 
-    smol-envs-serve start [--model gemma-3-270m] [--port P] [--host 127.0.0.1]
+    smol-envs-serve start [--model gemma-3-270m] [--port P] [--host 127.0.0.1] [--threads N]
+                          [--fixed-threads]
     smol-envs-serve status [--model ...]   (exit 0 when ours answers there, 3 when not: LSB)
     smol-envs-serve stop [--model ...]
     smol-envs-serve endpoints [--model ...] [--write PATH]   (vf-eval aliases, every model's
@@ -56,7 +63,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from . import endpoints, loglik, models, procman, transcript
+from . import cpushare, endpoints, loglik, models, procman, transcript
 from .errors import InfrastructureError
 from .models import LocalModel
 
@@ -202,9 +209,31 @@ def fresh_generations(llama_class: Any) -> None:
     llama_class.generate = generate
 
 
-def serve_forever(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT) -> None:
+def governed_threads(llama_class: Any, governor: cpushare.ThreadGovernor) -> None:
+    """Patch `llama_class.eval` (every decode: prompts, generated tokens, `loglik.py`'s rows)
+    to run with `governor.threads()` llama.cpp threads, set on the context only when it
+    changes. The count never changes the numbers (`cpushare`'s docstring)."""
+    import llama_cpp
+
+    original = getattr(llama_class.eval, "_smol_original", llama_class.eval)
+
+    def eval(self, tokens, *args, **kwargs):  # noqa: A001 - llama-cpp-python's name
+        wanted = governor.threads()
+        if getattr(self, "_smol_threads", None) != wanted:
+            llama_cpp.llama_set_n_threads(self._ctx.ctx, wanted, wanted)
+            self._smol_threads = wanted
+        return original(self, tokens, *args, **kwargs)
+
+    eval._smol_original = original
+    llama_class.eval = eval
+
+
+def serve_forever(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
+                  fixed_threads: bool = False) -> None:
     """Run the wrapped llama-cpp-python server for `model` in this process until killed.
 
+    `threads` is llama.cpp's thread count; unless `fixed_threads`, it is the ceiling and each
+    decode uses only the cores other programs leave free (`cpushare.ThreadGovernor`).
     A fatal signal (SIGSEGV, SIGILL, SIGBUS, SIGFPE, SIGABRT) is written to the log with the
     Python stack by faulthandler (stdout is the log file).
     """
@@ -215,6 +244,9 @@ def serve_forever(host: str, port: int, threads: int, model: LocalModel = models
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
     fresh_generations(Llama)
+    if not fixed_threads:
+        governor = cpushare.ThreadGovernor(threads, log=lambda line: print(line, flush=True))
+        governed_threads(Llama, governor.start())
     if model.chat_format == transcript.FORMAT_NAME:
         transcript.register()
 
@@ -245,8 +277,8 @@ def state_dir(port: int) -> Path:
     return Path(root) / str(port)
 
 
-def service(host: str, port: int, threads: int,
-            model: LocalModel = models.DEFAULT) -> procman.Service:
+def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
+            fixed_threads: bool = False) -> procman.Service:
     """The process-manager description of our server of `model` on host:port."""
     return procman.Service(
         name=COMPONENT,
@@ -255,7 +287,8 @@ def service(host: str, port: int, threads: int,
         url=base_url(host, port),
         state_dir=state_dir(port),
         argv=[sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
-              "--port", str(port), "--threads", str(threads), "--model", model.key],
+              "--port", str(port), "--threads", str(threads), "--model", model.key,
+              *(["--fixed-threads"] if fixed_threads else [])],
         ready=lambda: bool(models_answer(host, port, timeout=10.0)),
         confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S,
                                          model.served_name),
@@ -264,8 +297,11 @@ def service(host: str, port: int, threads: int,
     )
 
 
-def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT) -> str:
+def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
+          fixed_threads: bool = False) -> str:
     """Start the server of `model` in the background (or reuse ours) and return its base URL.
+
+    `threads` is the most llama.cpp threads a decode uses (all of them with `fixed_threads`).
 
     Ready means one real completion of a few tokens succeeded, not merely `/v1/models`.
 
@@ -274,7 +310,7 @@ def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT
             server of another model), dependencies are missing, or the server died (the
             signal name when by one, and the log tail) or hung before its first completion.
     """
-    start_with_owner(host, port, threads, model)
+    start_with_owner(host, port, threads, model, fixed_threads)
     return base_url(host, port)
 
 
@@ -288,7 +324,7 @@ def served_model(record: procman.Record) -> str:
 
 
 def start_with_owner(host: str, port: int, threads: int,
-                     model: LocalModel = models.DEFAULT) -> bool:
+                     model: LocalModel = models.DEFAULT, fixed_threads: bool = False) -> bool:
     """`start`, returning True when this call started the server (False: reused ours)."""
     record = procman.running(state_dir(port))
     if record is None:
@@ -303,7 +339,7 @@ def start_with_owner(host: str, port: int, threads: int,
             COMPONENT, f"port {port} runs our {served_model(record)} server, not {model.key}; "
             f"stop it (`smol-envs-serve stop --model {served_model(record)} --port {port}`) or "
             "use another port", base_url(host, port))
-    _, started = procman.start(service(host, port, threads, model))
+    _, started = procman.start(service(host, port, threads, model, fixed_threads))
     return started
 
 
@@ -425,7 +461,11 @@ def main(argv: list[str] | None = None) -> int:
                              "$SMOL_ENVS_GEMMA_PORT); endpoints without --model: the "
                              f"{models.DEFAULT.key} port")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
-                        help="llama.cpp CPU threads")
+                        help="the most llama.cpp CPU threads a decode uses: fewer while other "
+                             "programs keep cores busy (threads waiting on a shared core slow "
+                             "llama.cpp down many times over)")
+    parser.add_argument("--fixed-threads", action="store_true",
+                        help="always use --threads threads, however busy the machine is")
     parser.add_argument("--write", type=Path, default=None, metavar="PATH",
                         help="endpoints: write the aliases to PATH (for `vf-eval -e PATH`) "
                              "instead of printing them")
@@ -445,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command == "start":
-            print(start(args.host, port, args.threads, model))
+            print(start(args.host, port, args.threads, model, args.fixed_threads))
             for note in _start_notes(model, port):
                 print(note, file=sys.stderr)
         elif args.command == "endpoints":
@@ -468,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
             return (procman.STATUS_RUNNING if described.startswith("running")
                     else procman.STATUS_NOT_RUNNING)
         else:
-            serve_forever(args.host, port, args.threads, model)
+            serve_forever(args.host, port, args.threads, model, args.fixed_threads)
     except InfrastructureError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

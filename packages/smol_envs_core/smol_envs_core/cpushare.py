@@ -1,0 +1,154 @@
+"""How many llama.cpp threads the local model server can use without waiting on other programs.
+
+llama.cpp's CPU backend splits each operation of a decode over its threads and makes them all
+meet at a barrier after it, hundreds of times per token. When another program keeps a core
+busy, the thread scheduled beside it runs only in time slices and every barrier waits for it:
+measured here (2 cores, SmolLM2-135M Q4_1, one `while True: pass` process beside the server),
+generation fell from 90 to 0.3 tokens/s with 2 threads, while 1 thread kept 63 tokens/s
+(`benchmarks/bench_serve_tokens.py --busy 1`). The cure is to use only the cores nobody else
+is using, decided again as the load changes.
+
+`ThreadGovernor` samples, every `period_s`, the busy time of the CPUs this process may run on
+(`/proc/stat`, the CPUs of `os.sched_getaffinity`) less this process's own CPU time: what the
+other programs used. The thread count for the next decode is the cores they left free,
+between 1 and the ceiling (`threads_for`). The thread count never changes a result: llama.cpp
+gives each output row to one thread, so the logits are bit-identical with 1 and 2 threads and
+when the count changes between decodes (`tests/core/test_cpushare.py` checks this on the
+real model).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# /proc/stat's per-CPU columns after the name: user nice system idle iowait irq softirq steal
+# (guest time is already inside user). Busy is everything but idle and iowait.
+IDLE_COLUMNS = (3, 4)
+BUSY_COLUMNS = 8
+# Other programs' load (in cores) that still counts as a free core: brief wake-ups of daemons
+# and of the client waiting on us must not halve the server.
+SLACK_CORES = 0.2
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """One reading: monotonic time (s), busy seconds of the watched CPUs since boot, and this
+    process's CPU seconds (user + system, every thread)."""
+
+    at_s: float
+    busy_s: float
+    own_s: float
+
+
+def busy_seconds(stat_text: str, cpus: Iterable[int], ticks_per_s: float) -> float:
+    """Busy seconds since boot of `cpus` (indices) from the text of /proc/stat. Pure.
+
+    Raises ValueError when a watched CPU has no `cpuN` line.
+    """
+    wanted = set(cpus)
+    total, seen = 0, set()
+    for line in stat_text.splitlines():
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or name == "cpu" or int(name[3:]) not in wanted:
+            continue
+        values = [int(v) for v in rest.split()[:BUSY_COLUMNS]]
+        total += sum(v for i, v in enumerate(values) if i not in IDLE_COLUMNS)
+        seen.add(int(name[3:]))
+    if seen != wanted:
+        raise ValueError(f"/proc/stat has no line for CPUs {sorted(wanted - seen)}")
+    return total / ticks_per_s
+
+
+def others_cores(before: CpuSample, after: CpuSample) -> float:
+    """Cores the other programs kept busy on average between two samples (>= 0). Pure.
+
+    Raises ValueError when `after` is not later than `before`.
+    """
+    wall = after.at_s - before.at_s
+    if wall <= 0:
+        raise ValueError(f"samples out of order: {before.at_s} then {after.at_s}")
+    return max(0.0, (after.busy_s - before.busy_s - (after.own_s - before.own_s)) / wall)
+
+
+def threads_for(others: float, cores: int, ceiling: int) -> int:
+    """Threads for the next decode: the cores `others` leave free (a core busy for more than
+    SLACK_CORES counts as taken), at least 1 and at most `ceiling`. Pure."""
+    free = math.floor(cores - others + SLACK_CORES)
+    return max(1, min(ceiling, free))
+
+
+def read_sample(cpus: Iterable[int]) -> CpuSample:
+    """A CpuSample of `cpus` now. Raises OSError when /proc/stat cannot be read."""
+    with open("/proc/stat", encoding="ascii") as handle:
+        text = handle.read()
+    busy = busy_seconds(text, cpus, os.sysconf("SC_CLK_TCK"))
+    return CpuSample(at_s=time.monotonic(), busy_s=busy, own_s=time.process_time())
+
+
+class ThreadGovernor:
+    """The thread count for the next decode, at most `ceiling`, re-read every `period_s` by a
+    daemon thread (`start`); `threads()` is then a plain attribute read. `log`, when given, is
+    called with one line each time the count changes.
+
+    Before the first period, and where /proc/stat cannot be read (not Linux), it answers
+    `ceiling`, as a fixed thread count would.
+    """
+
+    def __init__(self, ceiling: int, period_s: float = 0.25, log=None) -> None:
+        if ceiling < 1:
+            raise ValueError(f"ceiling must be >= 1, got {ceiling}")
+        self.ceiling = ceiling
+        self.period_s = period_s
+        self.cpus = sorted(os.sched_getaffinity(0))
+        self._threads = ceiling
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._log = log
+
+    def threads(self) -> int:
+        """The thread count to use now (1..ceiling)."""
+        return self._threads
+
+    def update(self, before: CpuSample, after: CpuSample) -> int:
+        """Set and return the thread count from the other programs' load between two samples."""
+        others = others_cores(before, after)
+        threads = threads_for(others, len(self.cpus), self.ceiling)
+        if threads != self._threads and self._log is not None:
+            self._log(f"llama.cpp threads {self._threads} -> {threads}: other programs kept "
+                      f"{others:.2f} of {len(self.cpus)} cores busy")
+        self._threads = threads
+        return threads
+
+    def start(self) -> ThreadGovernor:
+        """Start sampling in a daemon thread (no-op with a ceiling of 1 or without /proc)."""
+        if self.ceiling == 1 or self._thread is not None:
+            return self
+        try:
+            first = read_sample(self.cpus)
+        except (OSError, ValueError):
+            return self
+        self._thread = threading.Thread(target=self._run, args=(first,), daemon=True,
+                                        name="thread-governor")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop sampling; the last count stays."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self, previous: CpuSample) -> None:
+        while not self._stop.wait(self.period_s):
+            try:
+                current = read_sample(self.cpus)
+            except (OSError, ValueError):
+                self._threads = self.ceiling
+                return
+            self.update(previous, current)
+            previous = current
