@@ -15,7 +15,9 @@ from smol_envs_core.cpushare import (
     ThreadGovernor,
     busy_seconds,
     others_cores,
+    running_tasks,
     threads_for,
+    threads_now,
 )
 
 STAT = """cpu  900 0 300 5000 100 0 0 0 0 0
@@ -58,6 +60,19 @@ def test_others_are_the_busy_time_less_our_own():
 def test_threads_are_the_free_cores_between_one_and_the_ceiling(others, cores, ceiling,
                                                                threads):
     assert threads_for(others, cores, ceiling) == threads
+
+
+@pytest.mark.unit
+def test_tasks_runnable_now_raise_the_window_count_only_when_cores_are_free():
+    assert running_tasks("0.52 0.58 0.59 3/467 12345\n") == 3
+    with pytest.raises(ValueError, match="not /proc/loadavg"):
+        running_tasks("0.52 0.58")
+    # The window saw a client working; now only the decoding thread runs: both cores.
+    assert threads_now(1, running=1, cores=2, ceiling=2) == 2
+    # A busy program runs now too: the window's one thread stays.
+    assert threads_now(1, running=2, cores=2, ceiling=2) == 1
+    # A host busier than the window's CPUs (a container sees its host's count): the window.
+    assert threads_now(2, running=40, cores=2, ceiling=2) == 2
 
 
 @pytest.mark.unit
@@ -104,7 +119,7 @@ def governed_llama():
     class GovernedLlama(Llama):
         pass
 
-    governor = ThreadGovernor(2)
+    governor = ThreadGovernor(2, look_now=False)  # the count this test sets, whatever runs now
     serve.governed_threads(GovernedLlama, governor)
     llama = GovernedLlama(model_path=str(serve.model_path()), n_ctx=serve.N_CTX, n_threads=2,
                           n_threads_batch=2, logits_all=True, verbose=False)

@@ -11,7 +11,13 @@ is using, decided again as the load changes.
 `ThreadGovernor` samples, every `period_s`, the busy time of the CPUs this process may run on
 (`/proc/stat`, the CPUs of `os.sched_getaffinity`) less this process's own CPU time: what the
 other programs used. The thread count for the next decode is the cores they left free,
-between 1 and the ceiling (`threads_for`). The thread count never changes a result: llama.cpp
+between 1 and the ceiling (`threads_for`). That window looks back: a client that worked until
+it sent its request and now waits for the reply would cost the request its second thread. So
+each decode also reads the tasks runnable at this instant (`/proc/loadavg`, less the decoding
+thread itself) and takes the larger of the two counts (`threads_now`): a program that keeps a
+core busy is both in the window and runnable now, a client waiting on us is neither now. The
+instant count is machine-wide (a container sees its host's), so on a busy host it never raises
+the count above the window's. The thread count never changes a result: llama.cpp
 gives each output row to one thread, so the logits are bit-identical with 1 and 2 threads and
 when the count changes between decodes (`tests/core/test_cpushare.py` checks this on the
 real model).
@@ -82,6 +88,21 @@ def threads_for(others: float, cores: int, ceiling: int) -> int:
     return max(1, min(ceiling, free))
 
 
+def threads_now(window_threads: int, running: int, cores: int, ceiling: int) -> int:
+    """The count for this decode: the window's, or more when the tasks runnable now, less the
+    decoding thread (`running` counts it), leave more cores free. Pure."""
+    return max(window_threads, threads_for(max(0, running - 1), cores, ceiling))
+
+
+def running_tasks(loadavg_text: str) -> int:
+    """Tasks runnable now, from the text of /proc/loadavg (`0.52 0.58 0.59 3/467 12345`: 3).
+    Pure. Raises ValueError on another format."""
+    fields = loadavg_text.split()
+    if len(fields) < 4 or "/" not in fields[3]:
+        raise ValueError(f"not /proc/loadavg: {loadavg_text!r}")
+    return int(fields[3].split("/")[0])
+
+
 def read_sample(cpus: Iterable[int]) -> CpuSample:
     """A CpuSample of `cpus` now. Raises OSError when /proc/stat cannot be read."""
     with open("/proc/stat", encoding="ascii") as handle:
@@ -92,14 +113,16 @@ def read_sample(cpus: Iterable[int]) -> CpuSample:
 
 class ThreadGovernor:
     """The thread count for the next decode, at most `ceiling`, re-read every `period_s` by a
-    daemon thread (`start`); `threads()` is then a plain attribute read. `log`, when given, is
-    called with one line each time the count changes.
+    daemon thread (`start`); `threads()` raises it when the machine is idle at that instant
+    (`look_now`; False: the window's count alone). `log`, when given, is called with one line
+    each time the window's count changes.
 
     Before the first period, and where /proc/stat cannot be read (not Linux), it answers
     `ceiling`, as a fixed thread count would.
     """
 
-    def __init__(self, ceiling: int, period_s: float = 0.25, log=None) -> None:
+    def __init__(self, ceiling: int, period_s: float = 0.25, log=None,
+                 look_now: bool = True) -> None:
         if ceiling < 1:
             raise ValueError(f"ceiling must be >= 1, got {ceiling}")
         self.ceiling = ceiling
@@ -109,10 +132,20 @@ class ThreadGovernor:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._log = log
+        self._look_now = look_now
 
     def threads(self) -> int:
-        """The thread count to use now (1..ceiling)."""
-        return self._threads
+        """The thread count to use now (1..ceiling): the window's count, raised when the tasks
+        runnable at this instant leave more cores free (`threads_now`; one read of
+        /proc/loadavg, about 20 microseconds)."""
+        if self._threads == self.ceiling or not self._look_now:
+            return self._threads
+        try:
+            with open("/proc/loadavg", encoding="ascii") as handle:
+                running = running_tasks(handle.read())
+        except (OSError, ValueError):
+            return self._threads
+        return threads_now(self._threads, running, len(self.cpus), self.ceiling)
 
     def update(self, before: CpuSample, after: CpuSample) -> int:
         """Set and return the thread count from the other programs' load between two samples."""
