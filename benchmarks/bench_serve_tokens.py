@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> None:
             started = serve.start_with_owner(serve.DEFAULT_HOST, port, args.threads, model,
                                              fixed_threads=policy == "fixed")
             url = serve.base_url(serve.DEFAULT_HOST, port)
+            if not started:  # its own threads and policy, not the ones this row would name
+                raise SystemExit(f"a server of ours already runs on port {port}; stop it "
+                                 f"(`smol-envs-serve stop --port {port} --model {key}`) or "
+                                 "pass another --port")
             try:
                 one_run(url, model.served_name, PROMPT, 8)  # warm-up, untimed
                 for busy in busy_levels:

@@ -15,6 +15,7 @@ from smol_envs_core.cpushare import (
     ThreadGovernor,
     busy_seconds,
     others_cores,
+    read_sample,
     running_tasks,
     threads_for,
     threads_now,
@@ -105,8 +106,59 @@ def test_a_busy_program_beside_the_server_leaves_it_one_thread():
     finally:
         hog.kill()
         hog.wait()
+    try:
+        # Back to 2 once the loop is gone, when the machine really is quiet: measured here
+        # over the same second, independently of the governor.
+        time.sleep(0.5)
+        before, windows = read_sample(governor.cpus), []
+        for _ in range(5):
+            time.sleep(0.2)
+            windows.append(governor._threads)
+        others = others_cores(before, read_sample(governor.cpus))
+        if others < 0.1:
+            assert 2 in windows, (others, windows)
+    finally:
         governor.stop()
     assert governor._thread is not None and not governor._thread.is_alive()
+
+
+@pytest.mark.integration
+def test_a_governor_that_cannot_read_the_load_says_so_and_stays_at_the_top():
+    lines = []
+    governor = ThreadGovernor(2, log=lines.append)
+    governor.cpus = [0, max(governor.cpus) + 4096]  # no such CPU line in /proc/stat
+    assert governor.start().threads() == 2
+    assert governor._thread is None
+    assert all("cannot read the load" in line for line in lines) and len(lines) == 1
+
+
+@pytest.mark.unit
+def test_changes_are_logged_at_most_once_per_period_and_a_failing_log_is_ignored():
+    lines = []
+    governor = ThreadGovernor(2, log=lines.append)
+    governor.cpus = [0, 1]
+    start, idle, busy = CpuSample(0, 0, 0), CpuSample(1, 0, 0), CpuSample(1, 1, 0)
+    for after in (busy, idle, busy, idle, busy):
+        governor.update(start, after)
+    assert len(lines) == 1 and "2 -> 1" in lines[0]
+    governor._logged_at -= ThreadGovernor.LOG_EVERY_S
+    governor.update(start, idle)
+    assert lines[1].endswith("(4 changes since the last line)")
+
+    def broken(line: str) -> None:
+        raise OSError("No space left on device")
+
+    governor = ThreadGovernor(2, log=broken)
+    governor.cpus = [0, 1]
+    assert governor.update(start, busy) == 1  # the count changes; the log's failure is not ours
+
+
+@pytest.mark.unit
+def test_fixed_threads_reach_the_server_command_line():
+    from smol_envs_core import serve
+
+    assert "--fixed-threads" in serve.service("127.0.0.1", 8999, 2, fixed_threads=True).argv
+    assert "--fixed-threads" not in serve.service("127.0.0.1", 8999, 2).argv
 
 
 @pytest.fixture(scope="module")

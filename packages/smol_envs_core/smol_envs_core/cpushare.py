@@ -33,7 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 # /proc/stat's per-CPU columns after the name: user nice system idle iowait irq softirq steal
-# (guest time is already inside user). Busy is everything but idle and iowait.
+# (guest time is already inside user). Busy is everything but idle and iowait: a virtual
+# machine's steal counts as others' load, as it stalls llama.cpp's threads the same way.
 IDLE_COLUMNS = (3, 4)
 BUSY_COLUMNS = 8
 # Other programs' load (in cores) that still counts as a free core: brief wake-ups of daemons
@@ -111,15 +112,26 @@ def read_sample(cpus: Iterable[int]) -> CpuSample:
     return CpuSample(at_s=time.monotonic(), busy_s=busy, own_s=time.process_time())
 
 
-class ThreadGovernor:
-    """The thread count for the next decode, at most `ceiling`, re-read every `period_s` by a
-    daemon thread (`start`); `threads()` raises it when the machine is idle at that instant
-    (`look_now`; False: the window's count alone). `log`, when given, is called with one line
-    each time the window's count changes.
+def usable_cpus() -> list[int]:
+    """The CPUs this process may run on (every CPU where the platform has no affinity)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return sorted(affinity(0)) if affinity else list(range(os.cpu_count() or 1))
 
-    Before the first period, and where /proc/stat cannot be read (not Linux), it answers
-    `ceiling`, as a fixed thread count would.
+
+class ThreadGovernor:
+    """The thread count for the next decode, at most `ceiling` and the usable CPUs, re-read
+    every `period_s` by a daemon thread (`start`); `threads()` raises it when the machine is
+    idle at that instant (`look_now`; False: the window's count alone). `log`, when given, gets
+    one line when the window's count changes (at most one per `LOG_EVERY_S`, naming the changes
+    left unsaid) and one when governing stops.
+
+    Before the first period, and whenever /proc/stat cannot be read (not Linux, a renumbered
+    /proc in some containers), it answers the top count, as a fixed thread count would. Not
+    seen: a container's CPU quota without a cpuset (`docker --cpus`), whose throttling stalls
+    the threads while the host's CPUs look free; start the server with `--threads 1` there.
     """
+
+    LOG_EVERY_S = 10.0
 
     def __init__(self, ceiling: int, period_s: float = 0.25, log=None,
                  look_now: bool = True) -> None:
@@ -127,43 +139,51 @@ class ThreadGovernor:
             raise ValueError(f"ceiling must be >= 1, got {ceiling}")
         self.ceiling = ceiling
         self.period_s = period_s
-        self.cpus = sorted(os.sched_getaffinity(0))
-        self._threads = ceiling
+        self.cpus = usable_cpus()
+        self._threads = self.top()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._log = log
         self._look_now = look_now
+        self._logged_at = -self.LOG_EVERY_S
+        self._unsaid = 0
+
+    def top(self) -> int:
+        """The most threads a decode gets: the ceiling, or fewer usable CPUs."""
+        return max(1, min(self.ceiling, len(self.cpus)))
 
     def threads(self) -> int:
-        """The thread count to use now (1..ceiling): the window's count, raised when the tasks
+        """The thread count to use now (1..top): the window's count, raised when the tasks
         runnable at this instant leave more cores free (`threads_now`; one read of
         /proc/loadavg, about 20 microseconds)."""
-        if self._threads == self.ceiling or not self._look_now:
+        if self._threads >= self.top() or not self._look_now:
             return self._threads
         try:
             with open("/proc/loadavg", encoding="ascii") as handle:
                 running = running_tasks(handle.read())
         except (OSError, ValueError):
             return self._threads
-        return threads_now(self._threads, running, len(self.cpus), self.ceiling)
+        return threads_now(self._threads, running, len(self.cpus), self.top())
 
     def update(self, before: CpuSample, after: CpuSample) -> int:
         """Set and return the thread count from the other programs' load between two samples."""
         others = others_cores(before, after)
-        threads = threads_for(others, len(self.cpus), self.ceiling)
-        if threads != self._threads and self._log is not None:
-            self._log(f"llama.cpp threads {self._threads} -> {threads}: other programs kept "
-                      f"{others:.2f} of {len(self.cpus)} cores busy")
+        threads = threads_for(others, len(self.cpus), self.top())
+        if threads != self._threads:
+            self._say(f"llama.cpp threads {self._threads} -> {threads}: other programs kept "
+                      f"{others:.2f} of {len(self.cpus)} cores busy", limited=True)
         self._threads = threads
         return threads
 
     def start(self) -> ThreadGovernor:
-        """Start sampling in a daemon thread (no-op with a ceiling of 1 or without /proc)."""
-        if self.ceiling == 1 or self._thread is not None:
+        """Start sampling in a daemon thread (no-op when the top count is 1; without a
+        readable /proc/stat it logs why and stays at the top count)."""
+        if self.top() == 1 or self._thread is not None:
             return self
         try:
             first = read_sample(self.cpus)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            self._say(f"llama.cpp threads fixed at {self.top()}: cannot read the load ({exc})")
             return self
         self._thread = threading.Thread(target=self._run, args=(first,), daemon=True,
                                         name="thread-governor")
@@ -176,12 +196,30 @@ class ThreadGovernor:
         if self._thread is not None:
             self._thread.join()
 
+    def _say(self, line: str, limited: bool = False) -> None:
+        """Log `line` (rate-limited when `limited`); a failing log never stops governing."""
+        if self._log is None:
+            return
+        now = time.monotonic()
+        if limited and now - self._logged_at < self.LOG_EVERY_S:
+            self._unsaid += 1
+            return
+        if self._unsaid:
+            line += f" ({self._unsaid} changes since the last line)"
+        self._logged_at, self._unsaid = now, 0
+        try:
+            self._log(line)
+        except Exception:  # noqa: BLE001 - a full disk or a closed stdout must not matter
+            pass
+
     def _run(self, previous: CpuSample) -> None:
         while not self._stop.wait(self.period_s):
             try:
                 current = read_sample(self.cpus)
-            except (OSError, ValueError):
-                self._threads = self.ceiling
+                self.update(previous, current)
+            except Exception as exc:  # noqa: BLE001 - never leave a count stuck below the top
+                self._threads = self.top()
+                self._say(f"llama.cpp threads fixed at {self.top()}: reading the load failed "
+                          f"({type(exc).__name__}: {exc})")
                 return
-            self.update(previous, current)
             previous = current

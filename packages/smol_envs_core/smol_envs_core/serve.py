@@ -25,7 +25,7 @@ before. `fresh_generations` makes every generation start from an empty cache.
 
 llama.cpp's threads meet at a barrier after every operation, so a thread sharing its core with
 another busy program stalls all of them: with 2 threads on 2 cores and one busy program beside
-it, generation ran 300 times slower than with 1 thread. `--threads` is therefore a ceiling;
+it, generation ran some 200 times slower than with 1 thread. `--threads` is therefore a ceiling;
 each decode uses the cores other programs leave free (`cpushare`, `governed_threads`), which
 never changes a logit. `--fixed-threads` keeps the count fixed.
 
