@@ -2,8 +2,8 @@
 machine idle and with busy programs beside it, for fixed and governed thread counts.
 
 For every model of the registry (SmolLM2-135M-Instruct, Gemma 3 270M base; `--models` picks)
-and every thread policy (`--policies`: `fixed`, the server started with `--fixed-threads`;
-`governed`, the default, where each decode uses the cores other programs leave free), the
+and every thread policy (`--policies`: `fixed`, the default server; `governed`, started with
+`--governed-threads`, where each decode uses the cores other programs leave free), the
 benchmark starts our server on a port of its own (`--port`, then the next ones) with
 `--threads`, and for each `--busy` level starts that many busy-loop processes (`while True:
 pass`) and times, one request at a time:
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
         model = models.get(key)
         for policy in policies:
             started = serve.start_with_owner(serve.DEFAULT_HOST, port, args.threads, model,
-                                             fixed_threads=policy == "fixed")
+                                             governed=policy == "governed")
             url = serve.base_url(serve.DEFAULT_HOST, port)
             if not started:  # its own threads and policy, not the ones this row would name
                 raise SystemExit(f"a server of ours already runs on port {port}; stop it "

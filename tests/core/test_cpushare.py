@@ -154,11 +154,11 @@ def test_changes_are_logged_at_most_once_per_period_and_a_failing_log_is_ignored
 
 
 @pytest.mark.unit
-def test_fixed_threads_reach_the_server_command_line():
+def test_governed_threads_reach_the_server_command_line_only_when_asked():
     from smol_envs_core import serve
 
-    assert "--fixed-threads" in serve.service("127.0.0.1", 8999, 2, fixed_threads=True).argv
-    assert "--fixed-threads" not in serve.service("127.0.0.1", 8999, 2).argv
+    assert "--governed-threads" in serve.service("127.0.0.1", 8999, 2, governed=True).argv
+    assert "--governed-threads" not in serve.service("127.0.0.1", 8999, 2).argv
 
 
 @pytest.fixture(scope="module")

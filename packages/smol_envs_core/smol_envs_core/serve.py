@@ -25,14 +25,16 @@ before. `fresh_generations` makes every generation start from an empty cache.
 
 llama.cpp's threads meet at a barrier after every operation, so a thread sharing its core with
 another busy program stalls all of them: with 2 threads on 2 cores and one busy program beside
-it, generation ran some 200 times slower than with 1 thread. `--threads` is therefore a ceiling;
-each decode uses the cores other programs leave free (`cpushare`, `governed_threads`), which
-never changes a logit. `--fixed-threads` keeps the count fixed.
+it, generation ran some 200 times slower than with 1 thread. `--governed-threads` makes
+`--threads` a ceiling: each decode uses the cores other programs leave free (`cpushare`,
+`governed_threads`), which never changes a logit. It is not the default: beside a client that
+works between its requests (a vf-eval run) it took one thread too often and ran slower than 2
+fixed threads (README, "Threads").
 
 Usage::
 
     smol-envs-serve start [--model gemma-3-270m] [--port P] [--host 127.0.0.1] [--threads N]
-                          [--fixed-threads]
+                          [--governed-threads]
     smol-envs-serve status [--model ...]   (exit 0 when ours answers there, 3 when not: LSB)
     smol-envs-serve stop [--model ...]
     smol-envs-serve endpoints [--model ...] [--write PATH]   (vf-eval aliases, every model's
@@ -229,10 +231,10 @@ def governed_threads(llama_class: Any, governor: cpushare.ThreadGovernor) -> Non
 
 
 def serve_forever(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
-                  fixed_threads: bool = False) -> None:
+                  governed: bool = False) -> None:
     """Run the wrapped llama-cpp-python server for `model` in this process until killed.
 
-    `threads` is llama.cpp's thread count; unless `fixed_threads`, it is the ceiling and each
+    `threads` is llama.cpp's thread count; with `governed`, it is the ceiling and each
     decode uses only the cores other programs leave free (`cpushare.ThreadGovernor`).
     A fatal signal (SIGSEGV, SIGILL, SIGBUS, SIGFPE, SIGABRT) is written to the log with the
     Python stack by faulthandler (stdout is the log file).
@@ -244,7 +246,7 @@ def serve_forever(host: str, port: int, threads: int, model: LocalModel = models
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
     fresh_generations(Llama)
-    if not fixed_threads:
+    if governed:
         governor = cpushare.ThreadGovernor(threads, log=lambda line: print(line, flush=True))
         governed_threads(Llama, governor.start())
     if model.chat_format == transcript.FORMAT_NAME:
@@ -278,7 +280,7 @@ def state_dir(port: int) -> Path:
 
 
 def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
-            fixed_threads: bool = False) -> procman.Service:
+            governed: bool = False) -> procman.Service:
     """The process-manager description of our server of `model` on host:port."""
     return procman.Service(
         name=COMPONENT,
@@ -288,7 +290,7 @@ def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAU
         state_dir=state_dir(port),
         argv=[sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
               "--port", str(port), "--threads", str(threads), "--model", model.key,
-              *(["--fixed-threads"] if fixed_threads else [])],
+              *(["--governed-threads"] if governed else [])],
         ready=lambda: bool(models_answer(host, port, timeout=10.0)),
         confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S,
                                          model.served_name),
@@ -298,10 +300,10 @@ def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAU
 
 
 def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
-          fixed_threads: bool = False) -> str:
+          governed: bool = False) -> str:
     """Start the server of `model` in the background (or reuse ours) and return its base URL.
 
-    `threads` is the most llama.cpp threads a decode uses (all of them with `fixed_threads`).
+    `threads` is llama.cpp's thread count (the most a decode uses, with `governed`).
 
     Ready means one real completion of a few tokens succeeded, not merely `/v1/models`.
 
@@ -310,7 +312,7 @@ def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT
             server of another model), dependencies are missing, or the server died (the
             signal name when by one, and the log tail) or hung before its first completion.
     """
-    start_with_owner(host, port, threads, model, fixed_threads)
+    start_with_owner(host, port, threads, model, governed)
     return base_url(host, port)
 
 
@@ -324,7 +326,7 @@ def served_model(record: procman.Record) -> str:
 
 
 def start_with_owner(host: str, port: int, threads: int,
-                     model: LocalModel = models.DEFAULT, fixed_threads: bool = False) -> bool:
+                     model: LocalModel = models.DEFAULT, governed: bool = False) -> bool:
     """`start`, returning True when this call started the server (False: reused ours)."""
     record = procman.running(state_dir(port))
     if record is None:
@@ -339,7 +341,7 @@ def start_with_owner(host: str, port: int, threads: int,
             COMPONENT, f"port {port} runs our {served_model(record)} server, not {model.key}; "
             f"stop it (`smol-envs-serve stop --model {served_model(record)} --port {port}`) or "
             "use another port", base_url(host, port))
-    _, started = procman.start(service(host, port, threads, model, fixed_threads))
+    _, started = procman.start(service(host, port, threads, model, governed))
     return started
 
 
@@ -461,11 +463,12 @@ def main(argv: list[str] | None = None) -> int:
                              "$SMOL_ENVS_GEMMA_PORT); endpoints without --model: the "
                              f"{models.DEFAULT.key} port")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
-                        help="the most llama.cpp CPU threads a decode uses: fewer while other "
-                             "programs keep cores busy (threads waiting on a shared core slow "
-                             "llama.cpp down many times over)")
-    parser.add_argument("--fixed-threads", action="store_true",
-                        help="always use --threads threads, however busy the machine is")
+                        help="llama.cpp CPU threads (with --governed-threads: the most a decode "
+                             "uses)")
+    parser.add_argument("--governed-threads", action="store_true",
+                        help="use only the cores other programs leave free, decode by decode: "
+                             "much faster beside a program that keeps a core busy, slower "
+                             "beside a client that works between its requests")
     parser.add_argument("--write", type=Path, default=None, metavar="PATH",
                         help="endpoints: write the aliases to PATH (for `vf-eval -e PATH`) "
                              "instead of printing them")
@@ -485,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command == "start":
-            print(start(args.host, port, args.threads, model, args.fixed_threads))
+            print(start(args.host, port, args.threads, model, args.governed_threads))
             for note in _start_notes(model, port):
                 print(note, file=sys.stderr)
         elif args.command == "endpoints":
@@ -508,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
             return (procman.STATUS_RUNNING if described.startswith("running")
                     else procman.STATUS_NOT_RUNNING)
         else:
-            serve_forever(args.host, port, args.threads, model, args.fixed_threads)
+            serve_forever(args.host, port, args.threads, model, args.governed_threads)
     except InfrastructureError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
