@@ -2,11 +2,14 @@
 
 llama.cpp's CPU backend splits each operation of a decode over its threads and makes them all
 meet at a barrier after it, hundreds of times per token. When another program keeps a core
-busy, the thread scheduled beside it runs only in time slices and every barrier waits for it:
-measured here (2 cores, SmolLM2-135M Q4_1, one `while True: pass` process beside the server),
-generation fell from 90 to 0.3 tokens/s with 2 threads, while 1 thread kept 63 tokens/s
-(`benchmarks/bench_serve_tokens.py --busy 1`). The cure is to use only the cores nobody else
-is using, decided again as the load changes.
+busy, the thread scheduled beside it runs only in time slices and every barrier waits for it.
+Measured here (2 cores, one `while True: pass` process beside the server, 16-token greedy
+generations, median of 3; `benchmarks/bench_serve_tokens.py -n 16 --rounds 3`): SmolLM2-135M
+Q4_1 generated 0.7 tokens/s with 2 fixed threads and 44.2 governed; Gemma 3 270M 0.4 and 24.7.
+The remedy is to use only the cores nobody else is using, decided again as the load changes.
+The server applies it only with `--governed-threads`: beside a client that works between its
+requests the governor takes one thread too often and 2 fixed threads are faster (README,
+"Threads").
 
 `ThreadGovernor` samples, every `period_s`, the busy time of the CPUs this process may run on
 (`/proc/stat`, the CPUs of `os.sched_getaffinity`) less this process's own CPU time: what the
@@ -17,10 +20,9 @@ each decode also reads the tasks runnable at this instant (`/proc/loadavg`, less
 thread itself) and takes the larger of the two counts (`threads_now`): a program that keeps a
 core busy is both in the window and runnable now, a client waiting on us is neither now. The
 instant count is machine-wide (a container sees its host's), so on a busy host it never raises
-the count above the window's. The thread count never changes a result: llama.cpp
-gives each output row to one thread, so the logits are bit-identical with 1 and 2 threads and
-when the count changes between decodes (`tests/core/test_cpushare.py` checks this on the
-real model).
+the count above the window's. The thread count never changes a result, as measured: the
+logits are bit-identical with 1 and 2 threads and when the count changes between decodes
+(`tests/core/test_cpushare.py` checks this on SmolLM2; Gemma 3 270M was checked by hand).
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ def running_tasks(loadavg_text: str) -> int:
 
 
 def read_sample(cpus: Iterable[int]) -> CpuSample:
-    """A CpuSample of `cpus` now. Raises OSError when /proc/stat cannot be read."""
+    """A CpuSample of `cpus` now. Raises OSError when /proc/stat cannot be read, ValueError
+    when it has no line for one of `cpus`."""
     with open("/proc/stat", encoding="ascii") as handle:
         text = handle.read()
     busy = busy_seconds(text, cpus, os.sysconf("SC_CLK_TCK"))
