@@ -107,11 +107,13 @@ def main() -> None:
     if len(binaries) > 1:
         same = "identical" if not differ else f"DIFFERENT for {', '.join(differ)}"
         print(f"observations of all {len(jobs)} jobs: {same} (against {first})")
-    if broken:
-        print(f"FAILED: browser infrastructure errors with {', '.join(broken)}: no figure "
-              "above is a measurement of working browser jobs")
-    if differ or broken:
-        raise SystemExit(1)
+    from target_lines import Outcome
+
+    outcome = Outcome()
+    outcome.check(not broken, f"browser infrastructure errors with {', '.join(broken)}: no "
+                  "figure above is a measurement of working browser jobs")
+    outcome.check(not differ, f"observations differ for {', '.join(differ)}")
+    raise SystemExit(outcome.finish())
 
 
 if __name__ == "__main__":

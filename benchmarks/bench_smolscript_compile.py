@@ -209,16 +209,19 @@ def main() -> None:
         print(f"compile stage, all {n} checks: plain {plain:.1f} CPU-s ({plain / n:.3f}/check), "
               f"service {ours:.1f} CPU-s ({ours / n:.3f}/check): service/plain = "
               f"{ours / plain:.2f} (load average {loadavg()})")
-        if any(r["status_differs"] for r in results.values()):
-            print("FAILED: a compile's exit status differs between the two ways")
+        from target_lines import Outcome
+
+        outcome = Outcome()
+        outcome.check(not any(r["status_differs"] for r in results.values()),
+                      "a compile's exit status differs between the two ways")
+        outcome.check(all(r["identical"] == r["compared"] for r in results.values()),
+                      "a compiled program's output differs between the two ways")
         cpp = found.get("cpp")
         if cpp and "cpp" in languages:
             cpp_phases(cpp[0][2], root, scratch)
         if args.json:
             args.json.write_text(json.dumps(results, indent=1) + "\n")
-        if any(r["status_differs"] or r["identical"] != r["compared"]
-               for r in results.values()):
-            raise SystemExit(1)
+        raise SystemExit(outcome.finish())
 
 
 if __name__ == "__main__":

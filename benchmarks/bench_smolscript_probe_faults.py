@@ -64,7 +64,11 @@ def main(argv: list[str] | None = None) -> int:
                 leaks += passed
         print(f"| {name} | {' | '.join(cells)} | {' | '.join(rates)} |")
     print(f"exploits passing a task of the current edition: {leaks}")
-    return 1 if leaks else 0
+    from target_lines import Outcome
+
+    outcome = Outcome()
+    outcome.check(not leaks, f"{leaks} exploit verdicts pass a task of the current edition")
+    return outcome.finish()
 
 
 if __name__ == "__main__":

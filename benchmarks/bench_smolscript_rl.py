@@ -209,15 +209,15 @@ def main() -> None:
           f"{health0['browser_slots']}; load average {loadavg()}", flush=True)
     modes = list(MODES) if args.mode == "both" else [args.mode]
     runs = {mode: run_mode(mode, mix, args, rec) for mode in modes}
-    failed = False
+    from target_lines import Outcome
+
+    outcome = Outcome()
     for mode, run in runs.items():
         wrong = [(kind, s["info"]["verdict"]["status"])
                  for (_, kind, _), s in zip(mix, run["states"], strict=True)
                  if (kind == "pass") != bool(s["info"]["verdict"]["passed"])]
-        if wrong:
-            failed = True
-            print(f"UNEXPECTED ({mode}): {len(wrong)} completions scored against their kind: "
-                  f"{wrong[:5]}")
+        outcome.check(not wrong, f"{mode}: {len(wrong)} completions scored against their "
+                      f"kind: {wrong[:5]}")
     if len(runs) == 2:
         full, fast = runs["full"], runs["reward-only"]
         diffs = compare(mix, full["states"], fast["states"])
@@ -227,14 +227,11 @@ def main() -> None:
               + (f"{full['cpu'] / fast['cpu']:.2f}x less CPU ({full['cpu']:.0f} -> "
                  f"{fast['cpu']:.0f} s); " if full["cpu"] and fast["cpu"] else "")
               + f"load average {loadavg()}")
-        if diffs:
-            failed = True
-            print(f"DIFFERENT SCORES on {len(diffs)} fields: " + "; ".join(diffs[:10]))
-        else:
+        if outcome.check(not diffs, f"different scores on {len(diffs)} fields: "
+                         + "; ".join(diffs[:10])):
             print(f"identical rewards, {', '.join(COMPARED)} and verdict statuses on all "
                   f"{len(mix)} completions")
-    if failed:
-        raise SystemExit(1)
+    raise SystemExit(outcome.finish())
 
 
 if __name__ == "__main__":

@@ -112,7 +112,11 @@ async def main(args: argparse.Namespace) -> int:
     print(f"\nsleeper (blocked, no CPU): {sleeper['other']} after {sleeper['max_time_s']:.1f} s")
     flips = sum(r["flips"] for r in rows) + sleeper["flips"]
     print(f"flips: {flips}")
-    return 1 if flips else 0
+    from target_lines import Outcome
+
+    outcome = Outcome()
+    outcome.check(not flips, f"{flips} verdicts differ from the expected one")
+    return outcome.finish()
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

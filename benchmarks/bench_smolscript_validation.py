@@ -121,6 +121,40 @@ def print_ceiling(stages: dict[str, float], baseline_s: float) -> None:
           f"process per test can pass {baseline_s / floor_wall:.1f}x")
 
 
+def measure_full(args, outcome):
+    """Run the full validation once, recording its stages; print its figures. Returns (the
+    ExecutionSummary, the stage table or None, the load average before it). A validation that
+    did not pass every planned check, or a service that restarted during it (its CPU counters
+    start again, so the difference would be meaningless), is recorded in `outcome`."""
+    from smolscript_builder.validate import validate_full
+    from smolscript_sandbox.testing import ensure_service
+    from smolscript_stages import Recorder, stage_table
+
+    recorder = Recorder()
+    recorder.install()
+    health0, load_before, host0 = ensure_service(args.url), loadavg(), time.process_time()
+    full = asyncio.run(validate_full(args.data, url=args.url))
+    health1, host_cpu = ensure_service(args.url), time.process_time() - host0
+    recorder.active = False
+    print(f"full validation (measured): status={full.status} "
+          f"checks={full.checks_run}/{full.checks_planned} {full.by_role} "
+          f"tests={full.tests_run} wall={full.wall_s:.1f} s ({full.tests_per_s:.1f} tests/s)")
+    if full.failure or full.reason:
+        print(f"  {full.failure or full.reason}")
+    outcome.check(full.status == "passed" and full.checks_run == full.checks_planned,
+                  f"full validation {full.status} after {full.checks_run} of "
+                  f"{full.checks_planned} checks")
+    if not outcome.check(health1["pid"] == health0["pid"],
+                         f"the service restarted during the validation (pid {health0['pid']} "
+                         f"-> {health1['pid']}): its CPU figure is void"):
+        return full, None, load_before
+    before, after = health0["cpu_s"], health1["cpu_s"]
+    cpu = sum(after[k] - before[k] for k in ("service", "children", "browsers"))
+    print(f"  CPU of the service, its sandboxes and browsers: {cpu:.1f} s; load average "
+          f"{load_before} before, {loadavg()} after")
+    return full, stage_table(recorder, health0, health1, host_cpu), load_before
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("data/smolscript"))
@@ -137,9 +171,9 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from smolscript_builder.validate import load_edition, plan_checks, validate_full
+    from smolscript_builder.validate import load_edition, plan_checks
     from smolscript_sandbox.testing import ensure_service
-    from smolscript_stages import Recorder, stage_table
+    from target_lines import Outcome
 
     os.environ["SMOLSCRIPT_SANDBOX_URL"] = args.url  # the client and the scorer use it
     health = ensure_service(args.url)
@@ -149,32 +183,16 @@ def main() -> None:
     rows, solutions, hidden = load_edition(args.data)
     by_id = {r["id"]: r for r in rows}
     all_checks = plan_checks(rows, solutions)
-    failed = False
+    outcome = Outcome()
 
     full = stages = None
     if not args.skip_full:
-        recorder = Recorder()
-        recorder.install()
-        health0, load_before, host0 = ensure_service(args.url), loadavg(), time.process_time()
-        full = asyncio.run(validate_full(args.data, url=args.url))
-        health1, host_cpu = ensure_service(args.url), time.process_time() - host0
-        before, after = health0["cpu_s"], health1["cpu_s"]
-        cpu = sum(after[k] - before[k] for k in ("service", "children", "browsers"))
-        print(f"full validation (measured): status={full.status} "
-              f"checks={full.checks_run}/{full.checks_planned} {full.by_role} "
-              f"tests={full.tests_run} wall={full.wall_s:.1f} s ({full.tests_per_s:.1f} tests/s)")
-        print(f"  CPU of the service, its sandboxes and browsers: {cpu:.1f} s; load average "
-              f"{load_before} before, {loadavg()} after")
-        if full.failure or full.reason:
-            print(f"  {full.failure or full.reason}")
-        failed |= full.status != "passed"
-        stages = stage_table(recorder, health0, health1, host_cpu)
-        recorder.active = False
+        full, stages, load_before = measure_full(args, outcome)
+        if not outcome.complete:  # nothing measured on a partial run is worth projecting
+            raise SystemExit(outcome.finish())
 
     if args.per_language < 1:  # the full validation alone: nothing to compare it with
-        if failed:
-            print("FAILED: a verdict was not as expected (see above)")
-        raise SystemExit(int(failed))
+        raise SystemExit(outcome.finish())
     sample = stratified(rows, solutions, args.per_language)
     print(f"\nstratified sample: {len(sample)} tasks ({args.per_language} per language), "
           f"load average {loadavg()}")
@@ -185,10 +203,13 @@ def main() -> None:
     for language in LANGUAGES:
         ids = {r["id"] for r in sample if r["language"] == language}
         checks = [c for c in plan_checks([by_id[i] for i in sorted(ids)], solutions)]
+        if not checks:  # an edition without this language
+            continue
         full_count = sum(1 for c in all_checks if by_id[c.task_id]["language"] == language)
         ours = asyncio.run(run_checks(checks, by_id, hidden, args.url, width, baseline=False))
         base = asyncio.run(run_checks(checks, by_id, hidden, args.url, width, baseline=True))
-        failed |= not (ours["as_expected"] and base["as_expected"])
+        outcome.check(ours["as_expected"] and base["as_expected"],
+                      f"{language}: a verdict of the sample was not as expected")
         projected = base["wall_s"] / len(checks) * full_count
         kinds = "/".join(str(sum(c.role == role for c in checks))
                          for role in ("reference", "negative_control", "near_miss"))
@@ -199,22 +220,22 @@ def main() -> None:
               f"| {base['wall_s']:.1f} | {base['jobs']} "
               f"| {base['wall_s'] / ours['wall_s']:.1f}x | {full_count} | {projected:.0f} |",
               flush=True)
+    if not outcome.check(totals["service"] > 0, "the sample ran no check"):
+        raise SystemExit(outcome.finish())
     print(f"sample, measured in this run: service {totals['service']:.1f} s, baseline "
           f"{totals['baseline']:.1f} s: baseline/service = "
           f"{totals['baseline'] / totals['service']:.1f}x (load average {loadavg()})")
-    if full is not None:
+    if full is not None and outcome.complete:
         ratio = totals["projected"] / full.wall_s
         print(f"full validation: service {full.wall_s:.1f} s measured; baseline "
               f"{totals['projected']:.0f} s PROJECTED from the sample (not run in full: "
               f"about {totals['projected'] / 60:.0f} min on 2 cores): {ratio:.1f}x")
         if stages is not None:
             print_ceiling(stages, totals["projected"])
-        print(f"targets: full validation <= 120 s: {'met' if full.wall_s <= 120 else 'NOT met'}"
-              f" ({full.wall_s:.1f} s, load average {load_before} before it); >= 10x the "
-              f"baseline: {'met' if ratio >= 10 else 'NOT met'} ({ratio:.1f}x projected)")
-    if failed:
-        print("FAILED: a verdict was not as expected (see above)")
-        raise SystemExit(1)
+        outcome.target("full validation <= 120 s", full.wall_s <= 120,
+                       f"{full.wall_s:.1f} s, load average {load_before} before it")
+        outcome.target(">= 10x the baseline", ratio >= 10, f"{ratio:.1f}x projected")
+    raise SystemExit(outcome.finish())
 
 
 if __name__ == "__main__":

@@ -74,9 +74,13 @@ def main() -> None:
     cmp.add_argument("before", type=Path)
     cmp.add_argument("after", type=Path)
     args = parser.parse_args()
+    from target_lines import Outcome
+
+    outcome = Outcome()
     if args.command == "compare":
         differ = compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
-        sys.exit(1 if differ else 0)
+        outcome.check(not differ, f"{differ} checks' verdicts differ")
+        sys.exit(outcome.finish())
 
     from smolscript_sandbox.testing import ensure_service
 
@@ -91,6 +95,9 @@ def main() -> None:
     print(f"{len(verdicts)} checks, {good} as expected, wall {wall:.1f} s (load average "
           f"{load} before, {' '.join(f'{x:.2f}' for x in os.getloadavg())} after); "
           f"written to {args.out}")
+    outcome.check(good == len(verdicts), f"{len(verdicts) - good} of {len(verdicts)} checks "
+                  "were not as expected")
+    sys.exit(outcome.finish())
 
 
 if __name__ == "__main__":
