@@ -33,24 +33,63 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault(SESSION_ENV, uuid.uuid4().hex)
 
 
+def _shared_state_dirs() -> list[Path]:
+    """State folders of the services that tests (and xdist workers) share: each registry
+    model's server on its port, and the scoring service at TEST_URL."""
+    from smol_envs_core import models
+    from smolscript_sandbox.testing import config_for
+
+    return [_serve_module().state_dir(_model_port(key)) for key in models.MODELS] + [
+        config_for().state_dir]
+
+
+def _stop_left_between_workers(token: str) -> None:
+    """Stop each shared service that this run's xdist workers started and left to one another
+    (it carries this run's tag and no live user is left: its starter ended while another
+    worker still used it, and that one never owned it)."""
+    import psutil
+    from smol_envs_core import procman
+
+    for state_dir in _shared_state_dirs():
+        record = procman.running(state_dir)
+        if record is None or procman.other_users(state_dir):
+            continue
+        try:
+            tagged = record.process().environ().get(procman.SESSION_ENV) == token
+        except (psutil.Error, AttributeError):  # it just ended
+            continue
+        if tagged:
+            procman.stop(state_dir)
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run when a model server or scoring service started by this session is alive.
 
     Services started through `smolscript_sandbox.testing.ensure_service` are stopped first (by
     the process that started them, unless another live session still uses them); whatever
     else carries this session's tag leaked: it is reported, killed, and the run fails.
+
+    Under pytest-xdist every worker carries the controller's tag. A worker stops what it
+    started and leaves the services it used, and checks nothing (the other workers' processes
+    are still running); the controller, after every worker ended, stops the shared services
+    the workers handed to one another and then runs the check over the whole run.
     """
-    from smol_envs_core import models, procman
+    from smol_envs_core import procman
     from smolscript_sandbox.testing import stop_started
 
     handed_over = set(stop_started())
-    for key in models.MODELS:
-        state_dir = _serve_module().state_dir(_model_port(key))
-        model = procman.running(state_dir)
-        if model is not None and procman.other_users(state_dir):
-            handed_over.add(model.pid)  # a parallel session still uses the server we started
-    leaked = [proc for proc in procman.session_processes(os.environ[procman.SESSION_ENV],
-                                                         SERVICE_MARKERS)
+    if hasattr(session.config, "workerinput"):  # an xdist worker
+        for state_dir in _shared_state_dirs():
+            procman.release(state_dir, started_here=False)  # leave it (stopping is not ours)
+        return
+    token = os.environ[procman.SESSION_ENV]
+    _stop_left_between_workers(token)
+    for state_dir in _shared_state_dirs():
+        service = procman.running(state_dir)
+        if service is not None and procman.other_users(state_dir):
+            handed_over.add(service.pid)  # a parallel session still uses the one we started
+    leaked = [proc for proc in procman.session_processes(token, SERVICE_MARKERS)
               if proc.pid not in handed_over]
     if not leaked:
         return
