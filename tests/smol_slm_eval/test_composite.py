@@ -89,7 +89,7 @@ def test_read_results_pools_and_ignores_other_kinds_columns(tmp_path):
 def test_read_results_refuses_a_row_seen_twice(tmp_path):
     _write_run(tmp_path / "a", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
     _write_run(tmp_path / "b", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
-    with pytest.raises(DataError, match="appears twice"):
+    with pytest.raises(DataError, match="two runs of arc_easy were given; pass one run per task"):
         composite.pool([read_results(tmp_path / "a"), read_results(tmp_path / "b")])
 
 

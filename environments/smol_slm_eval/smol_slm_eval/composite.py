@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smol_envs_core.report import Estimate, Results, stratified_bootstrap
+from smol_envs_core.report import Estimate, Results, by_example, stratified_bootstrap
 
 from .errors import ConfigError, DataError
 from .tasks import DIAGNOSTICS, KIND_METRICS, TASKS
@@ -110,21 +110,24 @@ def pool(runs: Sequence[Results], per_bfcl_category: bool = False) -> Pooled:
     (`bfcl_v4_simple_python`, ...), as the seed reports them (for `to_lm_eval_results`).
 
     Raises:
-        DataError: a row names no known task, or one row (task and id) appears twice.
+        DataError: a row names no known task, or one row (task and id) is in two runs.
+    Rollouts of one example within a run are averaged first (`by_example`): one row each.
     """
     pooled: Pooled = defaultdict(list)
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], Path] = {}
     for results in runs:
-        for row in results.rows:
+        for row in by_example(results).rows:
             task = row.info.get("benchmark")
             if task not in TASKS:
                 raise DataError(f"{results.path}:{row.line}: row has no smol-slm-eval task in "
                                 "its info")
             key = (task, str(row.info.get("id")))
             if key in seen:
-                raise DataError(f"{results.path}:{row.line}: {task} row {row.info.get('id')} "
-                                "appears twice across the folders")
-            seen.add(key)
+                raise DataError(
+                    f"{results.path}:{row.line}: {task} row {row.info.get('id')} is also in "
+                    f"{seen[key].parent}: two runs of {task} were given; pass one run per task "
+                    "(a glob over a results folder matches every earlier run too)")
+            seen[key] = results.path
             values = {name: row.optional_metric(name) for name in KIND_METRICS[TASKS[task].kind]}
             name_as = (f"bfcl_v4_{row.info.get('category')}"
                        if per_bfcl_category and task == "bfcl_v4" else task)

@@ -41,6 +41,8 @@ class Row:
     raw: the whole row as read (answer, judge record, error, reward, ...).
     behaviour_version: `info["behaviour_version"]`, else the run's metadata.json
         `behaviour_version`, else UNVERSIONED.
+    rollouts: for a row that stands for one example of several rollouts
+        (`rollouts.collapse`), those rollouts; empty for a single rollout.
     """
 
     line: int
@@ -48,6 +50,7 @@ class Row:
     metrics: Mapping[str, Any]
     raw: Mapping[str, Any]
     behaviour_version: str = UNVERSIONED
+    rollouts: tuple[Row, ...] = ()
 
     @property
     def where(self) -> str:
