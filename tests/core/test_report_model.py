@@ -15,6 +15,7 @@ from smol_envs_core.report import (
     check_versions,
     read_results,
 )
+from smol_envs_core.runinfo import run_record
 
 pytestmark = pytest.mark.unit
 
@@ -42,6 +43,24 @@ def test_rows_metrics_and_provenance(tmp_path):
     assert (prov.env_id, prov.model, prov.endpoint, prov.date, prov.path) == (
         "pico-dsl-v1", "m", "http://x/v1", "2026-12-01 10:00 UTC", run)
     assert prov.behaviour_version == "3" and prov.dataset_sha256 == ("ab" * 32,)
+
+
+def test_the_run_record_dates_a_run_and_a_file_time_never_does(tmp_path):
+    record = run_record(1_796_000_000.0, 1_796_000_042.5, ["vf-eval", "pico-dsl-v1", "-a", "{}"],
+                        {"cpu": "AMD EPYC", "cores": 2, "memory_gib": 23.5,
+                         "load_average": [0.5, 0.7, 0.9]})
+    assert record["started_at"] == "2026-11-30T00:53:20Z" and record["wall_time_s"] == 42.5
+    assert record["command"] == "vf-eval pico-dsl-v1 -a '{}'"
+    run = write(tmp_path / "run", [{"info": {"id": "a"}, "metrics": {"x": 1.0}}],
+                {"env_id": "pico-dsl-v1", "run": record})
+    prov = read_results(run).provenance
+    assert (prov.date, prov.ended) == ("2026-11-30 00:53:20 UTC", "2026-11-30 00:54:02 UTC")
+    assert prov.command == record["command"]
+    assert prov.machine == "AMD EPYC, 2 cores, 23.5 GiB, load 0.5/0.7/0.9"
+    bare = write(tmp_path / "bare", [{"info": {"id": "a"}, "metrics": {"x": 1.0}}],
+                 {"env_id": "pico-dsl-v1"})
+    prov = read_results(bare).provenance
+    assert (prov.date, prov.ended, prov.command) == ("not recorded",) * 3
 
 
 @pytest.mark.parametrize("value, message, why", [

@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from smol_envs_core.run_policy import record_run_version
+from smol_envs_core.run_policy import record_in_metadata
 from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric
 
 pytestmark = pytest.mark.unit
@@ -64,7 +64,7 @@ def test_with_reward_moves_the_headline() -> None:
 def test_the_behaviour_version_reaches_outputs_and_metadata_json(tmp_path) -> None:
     (tmp_path / "metadata.json").write_text(json.dumps({"env_id": "toy", "avg_reward": 0.5}))
     outputs = {"metadata": {"env_id": "toy"}, "outputs": []}
-    record_run_version(outputs, tmp_path, "1.0.0")
+    record_in_metadata(outputs, tmp_path, {"behaviour_version": "1.0.0"})
     assert outputs["metadata"]["behaviour_version"] == "1.0.0"
     saved = json.loads((tmp_path / "metadata.json").read_text())
     assert saved == {"env_id": "toy", "avg_reward": 0.5, "behaviour_version": "1.0.0"}

@@ -44,5 +44,8 @@ def test_vf_eval_saves_every_metric(
     }  # fmt: skip
     assert expected <= set(metadata["avg_metrics"])
     assert metadata["behaviour_version"] == BEHAVIOUR_VERSION
+    run = metadata["run"]  # when, how and where (issue 44): the report shows it, not a file time
+    assert run["started_at"] < run["ended_at"] and run["command"].split()[0].endswith("vf-eval")
+    assert run["machine"]["cores"] >= 1 and len(run["machine"]["load_average"]) == 3
     summary = {name: round(metadata["avg_metrics"][name], 3) for name in sorted(expected)}
     print("vf-eval pico-dsl-v1 SmolLM2-135M-Instruct n=12:", json.dumps(summary))

@@ -89,7 +89,7 @@ def test_read_results_pools_and_ignores_other_kinds_columns(tmp_path):
 def test_read_results_refuses_a_row_seen_twice(tmp_path):
     _write_run(tmp_path / "a", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
     _write_run(tmp_path / "b", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}])
-    with pytest.raises(DataError, match="appears twice"):
+    with pytest.raises(DataError, match="two runs of arc_easy were given; pass one run per task"):
         composite.pool([read_results(tmp_path / "a"), read_results(tmp_path / "b")])
 
 
@@ -102,7 +102,7 @@ def test_cli_int_index_names_components_and_denominator(tmp_path, capsys):
     out = capsys.readouterr().out
     # HellaSwag 75 -> N 66.67; ARC 50 -> N 33.33; mean over denominator 2.
     assert "Int Index = 50.00" in out and "denominator 2" in out and "HellaSwag, ARC" in out
-    assert main(["int-index", str(tmp_path / "e"), str(tmp_path / "c")]) == 1
+    assert main(["int-index", str(tmp_path / "e"), str(tmp_path / "c")]) == 2  # a refusal
 
 
 def test_cli_tasks_lists_every_task(capsys):
@@ -153,3 +153,11 @@ def test_acc_stands_in_for_a_missing_acc_norm_as_the_seed_does():
     mixed = composite.int_index({"hellaswag": {"acc_norm": 30.0, "acc": 40.0},
                                  "arc_easy": {"acc": 50.0}, "arc_challenge": {"acc": 40.0}})
     assert [u[1] for u in mixed.used] == ["acc_norm", "acc"]
+
+
+def test_export_never_writes_a_subset_as_the_whole_benchmark(tmp_path):
+    _write_run(tmp_path / "e", "arc_easy", [{"acc": 1.0, "acc_norm": 1.0}] * 10)
+    out = tmp_path / "lm_eval.json"
+    assert main(["export-lm-eval", str(tmp_path / "e"), "-o", str(out)]) == 0
+    counts = json.loads(out.read_text())["n-samples"]["arc_easy"]
+    assert counts == {"original": 2376, "effective": 10}  # 10 rows of ARC-Easy's 2376

@@ -193,3 +193,27 @@ def test_another_environments_run_is_one_line_and_exit_2(tmp_path, capsys):
     assert "results line 1: metric 'judge_error' is missing" in capsys.readouterr().err
     with pytest.raises(ReportError):
         cli.main([str(tmp_path), "--debug"])
+
+
+def test_lc_win_rate_is_withheld_where_the_fit_leaves_the_data():
+    """Issue 44's case: preferences independent of length, every reply 300-700 characters
+    longer than its reference (N=400). The fit read at a zero difference came out anywhere from
+    0.0 to 27.8 over redraws; it is withheld with the reason instead."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    diffs = rng.uniform(300, 700, 400).tolist()
+    prefs = rng.beta(2, 2, 400).tolist()
+    why = report.lc_withheld(diffs)
+    assert why and why.startswith("withheld: 100% of replies are longer")
+    samples = [sample(p, reply=int(500 + d), ref=500)
+               for p, d in zip(prefs, diffs, strict=True)]
+    rep = report.summarize(samples)
+    assert math.isnan(rep.lc_win_rate) and rep.lc_withheld.startswith("withheld: 100% of")
+    head = dict(report.headline(rep, samples))
+    [lc] = [v for k, v in head.items() if k.startswith("length-controlled win rate")]
+    assert lc == rep.lc_withheld
+    # Differences that span zero: shown (the same figure as AlpacaEval's own minimal GLM on
+    # such data, benchmarks/lc_winrate_vs_alpaca_eval.py).
+    spanning = rng.normal(50, 300, 400).tolist()
+    assert report.lc_withheld(spanning) is None

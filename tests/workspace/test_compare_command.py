@@ -110,7 +110,7 @@ def test_several_rollouts_of_a_row_are_averaged(tmp_path):
     found = compare_runs(a, b)
     assert found.paired == 8 and found.headline.p_value is None  # 0.5 is not a 0/1 outcome
     assert "paired bootstrap" in found.headline.diff.method
-    assert any("1 row(s) had several rollouts, averaged" in n for n in found.notes)
+    assert any(n.startswith("B: N counts examples, not rollouts: 8 examples") for n in found.notes)
 
 
 def test_markdown_goes_to_the_file_named(tmp_path, capsys):

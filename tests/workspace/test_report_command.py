@@ -48,7 +48,9 @@ def test_each_environment_gets_its_table_under_one_header(runs, capsys):
     out = _out(capsys)
     for env_id in ("pico-dsl-v1", "smolscript", "smoltalkbench", "smol-slm-eval"):
         assert f"{env_id}: {MODEL}" in out
-    assert out.count(f"endpoint {ENDPOINT}") == 4 and out.count("date ") >= 4
+    assert out.count(f"endpoint {ENDPOINT}") == 4 and out.count("started ") >= 4
+    # these folders record no time: never a file's modification time instead (issue 44)
+    assert out.count("started not recorded") == 4 and "ended not recorded" in out
     # pico: slice x level, "exact match x100 (rows)"
     assert "copy_case │ 100.0 (2) │ 0.0 (2) │ 50.0 (4)" in out
     assert "all │ 50.0 (4) │ 0.0 (4) │ 25.0 (8)" in out
@@ -168,7 +170,7 @@ def test_html_page_in_chromium(runs, tmp_path, capsys):
                 section = sections.nth(i)
                 env_id = section.locator("h2").inner_text().split(":")[0]
                 head = section.locator("table.head").inner_text()
-                for field in ("model", "endpoint", "date", "dataset", "run", "status"):
+                for field in ("model", "endpoint", "started", "dataset", "run", "status"):
                     assert re.search(rf"^{field}\t\S", head, re.MULTILINE), (env_id, field)
                 assert MODEL in head and ENDPOINT in head
                 charts = section.locator("figure.chart svg")

@@ -27,7 +27,7 @@ from smol_envs_core.report import (
     Row,
     Standing,
     Table,
-    binary,
+    describe,
     fmt,
     mean,
     mean_score,
@@ -40,7 +40,9 @@ from .errors import DataError
 from .spec import LEVELS, SLICES
 
 # Headline metrics and their intervals: 0/1 outcomes (Wilson) and a graded mean (t).
-SHOWN_METRICS = {"exact_match": binary, "format_valid": binary, "avg_line_similarity": mean_score}
+# `describe` is Wilson for 0/1 outcomes and t once rollouts of an example are averaged.
+SHOWN_METRICS = {"exact_match": describe, "format_valid": describe,
+                 "avg_line_similarity": mean_score}
 HINT = " (not a pico-dsl-v1 run?)"
 
 
@@ -123,7 +125,7 @@ def report_hook(results: Results) -> EnvReport:
     subset = coverage(results)
     return EnvReport(
         dataset_version=dataset_version(results.env_args),
-        status=f"{len(results.rows)} rollouts",
+        status=f"{len(results.rows)} examples",
         headline=tuple((f"{name} x100", value) for name, value in estimates.items()),
         tables=(table,), charts=(chart,), subset=subset,
         leaderboard=(Standing("pico-dsl-v1 exact_match", estimates["exact_match"], subset),))

@@ -184,14 +184,15 @@ def _run(args: argparse.Namespace) -> int:
         elif args.command == "export-lm-eval":
             runs = read_runs(args.results, args.allow_mixed_versions)
             document = composite.to_lm_eval_results(
-                composite.summarize(composite.pool(runs, per_bfcl_category=True)))
+                composite.summarize(composite.pool(runs, per_bfcl_category=True)),
+                composite.original_sizes(runs, per_bfcl_category=True))
             Path(args.output).write_text(json.dumps(document, indent=2) + "\n")
             print(f"wrote {args.output}: {', '.join(document['results'])}")
         else:
             print(cmd_eval_avg(args.results, args.allow_mixed_versions))
-    except SlmEvalError as exc:
+    except SlmEvalError as exc:  # a refusal, like every command's here: exit status 2
         print(f"smol-slm-eval: error: {exc}", file=sys.stderr)
-        return 1
+        return 2
     return 0
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smol_envs_core.report import Estimate, Results, stratified_bootstrap
+from smol_envs_core.report import Estimate, Results, by_example, stratified_bootstrap
 
 from .errors import ConfigError, DataError
 from .tasks import DIAGNOSTICS, KIND_METRICS, TASKS
@@ -85,16 +85,39 @@ def read_lm_eval_results(path: Path) -> dict[str, dict[str, tuple[float, int]]]:
     return out
 
 
-def to_lm_eval_results(results: dict[str, dict[str, tuple[float, int]]]) -> dict:
+def original_sizes(runs: Sequence[Results], per_bfcl_category: bool = False
+                   ) -> dict[str, int | None]:
+    """{task: rows of the whole benchmark} for the tasks of `runs`: the task table's size for
+    a run of the packaged benchmark, None where it is unknown (a local data file, a BFCL
+    category, a task of unknown size)."""
+    out: dict[str, int | None] = {}
+    for results in runs:
+        local = bool(results.env_args.get("data_path"))
+        for row in results.rows:
+            task = row.info.get("benchmark")
+            if task not in TASKS:
+                continue
+            if per_bfcl_category and task == "bfcl_v4":
+                out[f"bfcl_v4_{row.info.get('category')}"] = None
+            else:
+                out[task] = None if local else (TASKS[task].rows or None)
+    return out
+
+
+def to_lm_eval_results(results: dict[str, dict[str, tuple[float, int]]],
+                       sizes: Mapping[str, int | None] | None = None) -> dict:
     """`summarize(pool(runs, per_bfcl_category=True))` in lm-evaluation-harness's results
     schema, which the seed's `python -m slm_eval.int_index --results` and `eval_avg --results`
-    read: fractions under
-    `<metric>,none`, `n-samples` per task. Diagnostics keep their names (the seed skips them)."""
+    read: fractions under `<metric>,none`, `n-samples` per task as lm-eval writes it
+    ("effective": the rows scored; "original": the whole benchmark's rows from `sizes`, null
+    where unknown, so that a 10-row subset is never written as a whole benchmark of 10).
+    Diagnostics keep their names (the seed skips them)."""
+    sizes = sizes or {}
     return {"results": {task: {"alias": task, **{f"{m},none": v / 100.0
                                                  for m, (v, _) in sorted(ms.items())}}
                         for task, ms in sorted(results.items())},
             "group_subtasks": {},
-            "n-samples": {task: {"original": max(n for _, n in ms.values()),
+            "n-samples": {task: {"original": sizes.get(task),
                                  "effective": max(n for _, n in ms.values())}
                           for task, ms in sorted(results.items()) if ms},
             "config": {"harness": "smol-envs smol-slm-eval"}}
@@ -110,21 +133,24 @@ def pool(runs: Sequence[Results], per_bfcl_category: bool = False) -> Pooled:
     (`bfcl_v4_simple_python`, ...), as the seed reports them (for `to_lm_eval_results`).
 
     Raises:
-        DataError: a row names no known task, or one row (task and id) appears twice.
+        DataError: a row names no known task, or one row (task and id) is in two runs.
+    Rollouts of one example within a run are averaged first (`by_example`): one row each.
     """
     pooled: Pooled = defaultdict(list)
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], Path] = {}
     for results in runs:
-        for row in results.rows:
+        for row in by_example(results).rows:
             task = row.info.get("benchmark")
             if task not in TASKS:
                 raise DataError(f"{results.path}:{row.line}: row has no smol-slm-eval task in "
                                 "its info")
             key = (task, str(row.info.get("id")))
             if key in seen:
-                raise DataError(f"{results.path}:{row.line}: {task} row {row.info.get('id')} "
-                                "appears twice across the folders")
-            seen.add(key)
+                raise DataError(
+                    f"{results.path}:{row.line}: {task} row {row.info.get('id')} is also in "
+                    f"{seen[key].parent}: two runs of {task} were given; pass one run per task "
+                    "(a glob over a results folder matches every earlier run too)")
+            seen[key] = results.path
             values = {name: row.optional_metric(name) for name in KIND_METRICS[TASKS[task].kind]}
             name_as = (f"bfcl_v4_{row.info.get('category')}"
                        if per_bfcl_category and task == "bfcl_v4" else task)

@@ -43,6 +43,7 @@ from smol_envs_core.report import (
     Standing,
     Table,
     binary,
+    describe,
     make_row,
     mean,
     provenance,
@@ -53,6 +54,7 @@ from smol_envs_core.report import (
 from smol_envs_core.report import ReportError as CoreReportError
 from smol_envs_core.report import fmt as _fmt
 from smol_envs_core.report.compare import MACRO, Breakdown, Measure, Outcome, PairedView
+from smol_envs_core.report.statistics import pass_at_k_estimates
 
 from smolscript.data import DIFFICULTIES
 from smolscript.errors import ReportError
@@ -113,11 +115,11 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
         per_language[lang] = {
             "display_name": LANGUAGES[lang].display_name,
             "tasks": len(mine),
-            "passed": sum(bool(r["passed"]) for r in mine),
+            "passed": sum(float(r["passed"]) for r in mine),
             # None (shown n/a) for a language with no scored task: nothing was measured.
-            "pass_at_1": 100.0 * _mean0([float(bool(r["passed"])) for r in mine])
+            "pass_at_1": 100.0 * _mean0([float(r["passed"]) for r in mine])
             if mine else None,
-            "syntax_success": 100.0 * _mean0([float(bool(r["syntax_ok"])) for r in mine])
+            "syntax_success": 100.0 * _mean0([float(r["syntax_ok"]) for r in mine])
             if mine else None,
             "hidden_test_pass_rate": 100.0 * _mean0([float(r["hidden_test_pass_rate"])
                                                     for r in mine]) if mine else None,
@@ -136,7 +138,7 @@ def summarize(records: Iterable[Mapping[str, Any]], selected_languages: Sequence
         "partial_macro_over_scored": macro if not complete else None,
         "syntax_success": _mean0([per_language[lang]["syntax_success"] for lang in scored])
         if scored else None,
-        "micro_accuracy": 100.0 * _mean0([float(bool(r["passed"])) for r in valid_rows])
+        "micro_accuracy": 100.0 * _mean0([float(r["passed"]) for r in valid_rows])
         if valid_rows else None,
         "hidden_test_pass_rate": _mean0([per_language[lang]["hidden_test_pass_rate"]
                                         for lang in scored]) if scored else None,
@@ -202,7 +204,8 @@ def records_from_results(results: Results) -> list[dict]:
         records.append({
             "id": info["id"], "language": info["language"],
             "difficulty": info.get("difficulty"),
-            "passed": passed >= 1.0, "syntax_ok": syntax_ok >= 1.0,
+            # 0/1 for one rollout; an example's share over several (`rollouts.by_example`)
+            "passed": passed, "syntax_ok": syntax_ok,
             "hidden_test_pass_rate": rate,
             "infra_error": bool(row.metrics.get("infra_error") or row.error),
             "dataset_sha256": info.get("dataset_sha256"),
@@ -328,12 +331,12 @@ def estimates(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]
               and r["language"] in summary["languages"]]
     by_language: dict[str, list[float]] = {}
     for record in scored:
-        by_language.setdefault(record["language"], []).append(float(bool(record["passed"])))
+        by_language.setdefault(record["language"], []).append(float(record["passed"]))
     macro = stratified_bootstrap(
         by_language, lambda means: 100.0 * sum(float(m[0]) for m in means.values()) / len(means),
         label="languages") if by_language else binary([])
-    return {"macro": macro, "micro_accuracy": binary([p for v in by_language.values()
-                                                      for p in v])}
+    return {"macro": macro, "micro_accuracy": describe([p for v in by_language.values()
+                                                        for p in v])}
 
 
 # --------------------------------------------------------------------------- presenting
@@ -395,6 +398,9 @@ def report_hook(results: Results, edition: str = "default") -> EnvReport:
     macro = summary["estimates"]["macro"]
     subset = coverage(summary, results.env_args)
     tables = [language_table(summary)]
+    passes = pass_at_k_table(results)
+    if passes is not None:
+        tables.append(passes)
     generation = results.metadata.get("generation")
     if isinstance(generation, Mapping):
         tables.append(generation_table(generation))
@@ -408,6 +414,34 @@ def report_hook(results: Results, edition: str = "default") -> EnvReport:
         headline=((name, macro), ("micro_accuracy", summary["estimates"]["micro_accuracy"])),
         tables=tuple(tables), charts=(language_bars(summary),), notes=tuple(notes),
         subset=subset, leaderboard=(Standing("smolscript Score", macro, subset),))
+
+
+PASS_KS = (1, 2, 5, 10)
+
+
+def pass_at_k_table(results: Results) -> Table | None:
+    """pass@k x100 per language and their macro average (the Score's shape), for a run with
+    several samples of every task (`Row.rollouts`, the report's rows being tasks), k up to the
+    fewest samples; None for one sample per task. Each language: the unbiased estimator
+    averaged over its tasks with a t interval over tasks (`pass_at_k_estimates`); macro: the
+    mean of the languages' figures."""
+    samples: dict[str, list[list[float]]] = {}
+    for row in results.rows:
+        if len(row.rollouts) < 2:
+            return None
+        outcomes = [r.optional_metric("passed") for r in row.rollouts]
+        if None in outcomes:
+            return None
+        samples.setdefault(str(row.info.get("language")), []).append(outcomes)
+    per_language = {lang: pass_at_k_estimates(samples[lang], PASS_KS)
+                    for lang in LANGUAGE_ORDER if lang in samples}
+    ks = sorted(set.intersection(*(set(e) for e in per_language.values())))
+    rows = [(LANGUAGES[lang].display_name, *(found[k] for k in ks))
+            for lang, found in per_language.items()]
+    rows.append(("macro (mean of languages)",
+                 *(_fmt(mean([found[k].value for found in per_language.values()])) for k in ks)))
+    return Table("pass@k x100 by language (unbiased estimator, Chen et al. 2021; N = tasks)",
+                 ("language", *(f"pass@{k}" for k in ks)), tuple(rows))
 
 
 SELECTION_ARGS = ("languages", "difficulties", "per_language", "num_examples")

@@ -14,7 +14,8 @@ reasons when they were saved.
   length difference. AlpacaEval's GLM also has model and instruction-difficulty terms fitted over
   many models; with one model and one reference only the intercept and the length term remain.
   Its 95% interval: a seeded bootstrap over the judged samples (the fit repeated on each
-  resample, all resamples at once by Newton's method).
+  resample, all resamples at once by Newton's method). Shown only where the fit is supported
+  (`lc_withheld`: zero length difference inside the data), else withheld with the reason.
 
 Pure computation (`summarize`), the hook's tables, coverage and leaderboard cell
 (`report_hook`), and the rows `smol-envs compare` pairs (`compare_hook`: key the prompt id,
@@ -107,6 +108,7 @@ class Report:
     label_M_share: float = math.nan  # noqa: N815
     model: str | None = None
     no_verdict: int = 0  # judged samples booked as losses because the judge gave no verdict
+    lc_withheld: str | None = None  # why lc_win_rate (then NaN) is not shown (`lc_withheld`)
 
     @property
     def total(self) -> int:
@@ -243,6 +245,32 @@ def length_controlled_win_rate(
     return float(_lc_fits(y[None, :], np.asarray(length_diffs, dtype=float)[None, :])[0])
 
 
+# The LC fit is read at a zero length difference; that is a prediction inside the data only when
+# zero lies well within the observed differences. Below this share of samples on either side of
+# zero (shorter or equal, longer or equal) the figure is withheld.
+LC_MIN_SIDE_SHARE = 0.10
+
+
+def lc_withheld(length_diffs: Sequence[float]) -> str | None:
+    """Why the LC win rate must not be shown for these length differences (reply minus
+    reference, characters), or None when the fit is supported: at least LC_MIN_SIDE_SHARE of
+    the samples on each side of a zero difference. Otherwise the logistic fit is read outside
+    the data and can land anywhere (seen: 2.3 with a 95% interval [0.0, 99.8] at N=400 for
+    replies 300-700 characters longer than their references, and 0.0 to 27.8 over redraws).
+    AlpacaEval warns on the same failure ("extreme" LC changes); here the figure is withheld."""
+    n = len(length_diffs)
+    if n == 0:
+        return "no judged samples"
+    shorter = sum(1 for d in length_diffs if d <= 0) / n
+    longer = sum(1 for d in length_diffs if d >= 0) / n
+    if min(shorter, longer) >= LC_MIN_SIDE_SHARE:
+        return None
+    side = "longer" if shorter < longer else "shorter"
+    return (f"withheld: {max(shorter, longer):.0%} of replies are {side} than their references "
+            f"(length differences {min(length_diffs):+.0f} to {max(length_diffs):+.0f} chars), so "
+            "a fit read at a zero difference would lie outside the data")
+
+
 LC_METHOD = f"bootstrap over judged samples, {BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}"
 
 
@@ -282,12 +310,13 @@ def summarize(samples: Sequence[Sample], model: str | None = None) -> Report:
     judged = [s for s in samples if not s.judge_error]
     reasons = [s.reason for s in samples if s.judge_error and s.reason]
     n = len(judged)
+    diffs = [s.reply_chars - s.reference_chars for s in judged]
     return Report(
         overall=rate("all", samples),
         raw_win_rate=100 * sum(s.raw_win_prob for s in judged) / n if n else math.nan,
-        lc_win_rate=length_controlled_win_rate(
-            [s.raw_win_prob for s in judged], [s.reply_chars - s.reference_chars for s in judged]
-        ),
+        lc_win_rate=math.nan if lc_withheld(diffs) else length_controlled_win_rate(
+            [s.raw_win_prob for s in judged], diffs),
+        lc_withheld=lc_withheld(diffs),
         penalized=sum(s.length_penalized for s in judged),
         mean_reply_chars=sum(s.reply_chars for s in judged) / n if n else math.nan,
         mean_reference_chars=sum(s.reference_chars for s in judged) / n if n else math.nan,
@@ -326,8 +355,8 @@ def headline(report: Report, samples: Sequence[Sample]) -> tuple[tuple[str, Cell
     judged = [s for s in samples if not s.judge_error]
     lc_note = f" (n={o.judged}: unstable below ~{LC_MIN_SAMPLES})" if o.judged < LC_MIN_SAMPLES \
         else ""
-    lc = lc_estimate([s.raw_win_prob for s in judged],
-                     [s.reply_chars - s.reference_chars for s in judged])
+    lc: Cell = report.lc_withheld or lc_estimate(
+        [s.raw_win_prob for s in judged], [s.reply_chars - s.reference_chars for s in judged])
     rows: list[tuple[str, Cell]] = [
         (WIN_RATE, mean_score([s.win_prob for s in judged])),
         ("judged / total", f"{o.judged} / {report.total}"),

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from .budget import ErrorBudget
 from .errors import install_excepthook
 from .preflight import endpoint_base_url, ensure_reachable
 from .quiet_tasks import as_infrastructure_error, drop_unawaited_infrastructure_failures
+from .runinfo import RUN_KEY, run_record
 from .vfeval_hook import COMMANDS as VF_EVAL_COMMANDS
 
 BEHAVIOUR_VERSION_KEY = "behaviour_version"
@@ -33,7 +35,8 @@ class RunFailurePolicy:
     uncaught, it prints as one line and the process exits 1, and a saved run's folder is renamed
     `<name>-FAILED` (`mark_failed_run`). `error_budget`, when set, checks the finished run's
     share of tolerated failures. `behaviour_version`, when set, is recorded in the run's
-    metadata (`outputs["metadata"]` and a saved run's metadata.json, key `behaviour_version`).
+    metadata (`outputs["metadata"]` and a saved run's metadata.json, key `behaviour_version`),
+    and so is the `run` record (`runinfo.run_record`: start, end, command, machine).
     Before the first rollout, `preflight` checks that the model endpoint accepts a TCP
     connection (subclasses add their own components, e.g. a judge).
     Put it before the verifiers class: `class E(RunFailurePolicy, vf.EnvGroup)`.
@@ -51,6 +54,7 @@ class RunFailurePolicy:
         """
         install_excepthook()
         saved = kwargs.get("results_path") if kwargs.get("save_results") else None
+        started = process_start()
         try:
             await self.preflight(kwargs.get("client", args[1] if len(args) > 1 else None))
             outputs = await super().generate(*args, **kwargs)
@@ -65,8 +69,10 @@ class RunFailurePolicy:
                 raise
             drop_unawaited_infrastructure_failures(asyncio.get_running_loop())
             raise infra from None
+        fields: dict[str, Any] = {RUN_KEY: run_record(started, time.time(), sys.argv)}
         if self.behaviour_version is not None:
-            record_run_version(outputs, Path(saved) if saved else None, self.behaviour_version)
+            fields[BEHAVIOUR_VERSION_KEY] = self.behaviour_version
+        record_in_metadata(outputs, Path(saved) if saved else None, fields)
         if saved:
             print(f"smol-envs: results saved to {saved}", file=sys.stderr)
         return outputs
@@ -114,16 +120,28 @@ def exit_nonzero_at_exit() -> None:
     _EXIT_REGISTERED = True
 
 
-def record_run_version(outputs: Any, folder: Path | None, version: str) -> None:
-    """Put `behaviour_version` in a finished run's metadata: `outputs["metadata"]` and, for a
-    saved run, the metadata.json in `folder` (rewritten in place when it exists)."""
+def process_start() -> float:
+    """When this process started (POSIX seconds): the start of the command that runs the
+    evaluation (vf-eval's own start-up included), or now where psutil cannot tell."""
+    try:
+        import psutil
+
+        return psutil.Process().create_time()
+    except Exception:  # noqa: BLE001 - a platform without process times
+        return time.time()
+
+
+def record_in_metadata(outputs: Any, folder: Path | None, fields: dict[str, Any]) -> None:
+    """Put `fields` (e.g. `behaviour_version`, the `run` record of `runinfo`) in a finished
+    run's metadata: `outputs["metadata"]` (vf-eval saves it again from there) and, for a saved
+    run, the metadata.json in `folder` (rewritten in place when it exists)."""
     metadata = outputs.get("metadata") if isinstance(outputs, dict) else None
     if isinstance(metadata, dict):
-        metadata[BEHAVIOUR_VERSION_KEY] = version
+        metadata.update(fields)
     path = folder / "metadata.json" if folder is not None else None
     if path is not None and path.is_file():
         saved = json.loads(path.read_text())
-        saved[BEHAVIOUR_VERSION_KEY] = version
+        saved.update(fields)
         path.write_text(json.dumps(saved))  # vf-eval writes it compact too
 
 

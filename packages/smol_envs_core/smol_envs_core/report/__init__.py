@@ -36,14 +36,24 @@ from .read import (
     read_results,
     results_path,
 )
-from .statistics import binary, describe, fmt, mean, mean_score, mean_stderr, stratified_bootstrap
+from .rollouts import by_example
+from .statistics import (
+    binary,
+    describe,
+    fmt,
+    mean,
+    mean_score,
+    mean_stderr,
+    pass_at_k,
+    stratified_bootstrap,
+)
 from .versions import ALLOW_FLAG, MixedVersionsError, check_versions
 
 __all__ = [
     "ALLOW_FLAG", "FULL_BENCHMARK", "HOOK_GROUP", "UNVERSIONED", "Bars", "Cell", "EnvReport",
     "Estimate", "MixedVersionsError", "Provenance", "ReportError", "Results", "ResultsError",
-    "Row", "RunReport", "Standing", "Table", "apply_hook", "binary", "check_versions", "describe",
-    "env_key", "expect_environment", "find_runs", "fmt", "hooks", "make_row", "mean", "mean_score",
-    "mean_stderr", "provenance", "read_results", "read_run", "report_results", "report_runs",
-    "results_path", "stratified_bootstrap",
+    "Row", "RunReport", "Standing", "Table", "apply_hook", "binary", "by_example",
+    "check_versions", "describe", "env_key", "expect_environment", "find_runs", "fmt", "hooks",
+    "make_row", "mean", "mean_score", "mean_stderr", "pass_at_k", "provenance", "read_results",
+    "read_run", "report_results", "report_runs", "results_path", "stratified_bootstrap",
 ]

@@ -21,11 +21,15 @@ from typing import Any
 
 from ..env_ids import REPORT_GROUP, canonical_key, env_key, renamed_environments
 from ..errors import SmolEnvsError
-from .model import EnvReport, Hook, ReportError, Results, Row, RunReport, errored_note
+from .model import EnvReport, Hook, ReportError, Results, Row, RunReport, Table, errored_note
 from .read import RESULTS_FILE, find_runs, read_results
+from .rollouts import by_example, rollouts_note
+from .statistics import is_binary, pass_at_k_estimates
 from .versions import check_versions
 
 HOOK_GROUP = REPORT_GROUP
+# The k of the pass@k table of a multi-rollout run (those up to its rollouts per example).
+PASS_KS = (1, 2, 5, 10, 20, 50, 100)
 
 
 def hooks(group: str = HOOK_GROUP) -> dict[str, Callable[[], Any]]:
@@ -46,13 +50,33 @@ def apply_hook(hook: Hook, results: Results) -> RunReport:
     if not results.rows:
         raise ReportError(f"{results.path}: no rollouts")
     clean, errored = results.split_errored("report")
+    examples = by_example(clean)
     try:
-        body: EnvReport = hook(clean)
+        body: EnvReport = hook(examples)
     except (ValueError, SmolEnvsError) as exc:
         raise ReportError(f"{results.path.parent}: {exc}") from exc
+    body = with_rollouts(body, clean, examples)
     if errored:
         body = _less_errored(body, errored)
     return RunReport(header=results.provenance, body=body)
+
+
+def with_rollouts(body: EnvReport, rollouts: Results, examples: Results) -> EnvReport:
+    """`body` with the note on how rollouts were counted and, when every example has several
+    rollouts and the headline reward is pass/fail in each, a pass@k table of the reward (k up
+    to the fewest rollouts of an example). The same for one rollout per example."""
+    note = rollouts_note(rollouts)
+    if note is None:
+        return body
+    tables = body.tables
+    samples = [[r.optional_metric("reward") for r in (row.rollouts or (row,))]
+               for row in examples.rows]
+    if all(len(s) > 1 and None not in s and is_binary(s) for s in samples):
+        estimates = pass_at_k_estimates(samples, PASS_KS)
+        rows = tuple((f"pass@{k}", e) for k, e in estimates.items())
+        tables = (*tables, Table("pass@k of the reward (x100; examples are the unit)",
+                                 ("k", "pass@k"), rows))
+    return replace(body, notes=(note, *body.notes), tables=tables)
 
 
 def _less_errored(body: EnvReport, errored: Sequence[Row]) -> EnvReport:

@@ -34,6 +34,7 @@ from .paired import (
     paired_bootstrap,
 )
 from .read import find_runs
+from .rollouts import by_example, rollouts_note
 from .statistics import fmt
 from .versions import check_versions
 
@@ -360,7 +361,7 @@ def _view(hook: CompareHook, results: Results) -> PairedView:
         raise ReportError(f"{results.path}: no rollouts")
     clean, errored = results.split_errored("compare")
     try:
-        view = hook(clean)
+        view = hook(by_example(clean))
     except (ValueError, SmolEnvsError) as exc:
         raise ReportError(f"{results.path.parent}: {exc}") from exc
     if not errored:
@@ -405,6 +406,10 @@ def compare_results(a: Results, b: Results, hook: CompareHook,
         raise ReportError(f"refusing to compare runs of different datasets: A is "
                           f"{view_a.dataset!r}, B is {view_b.dataset!r}")
     pairs, only_a, only_b, pair_notes = pair(view_a, view_b)
+    for side, results in (("A", a), ("B", b)):
+        counted = rollouts_note(results.split_errored("compare")[0])
+        if counted:
+            pair_notes.append(f"{side}: {counted}")
     if not pairs:
         raise ReportError(f"the runs share no row ({len(only_a)} rows only in A, {len(only_b)} "
                           "only in B): nothing to compare")

@@ -41,6 +41,8 @@ class Row:
     raw: the whole row as read (answer, judge record, error, reward, ...).
     behaviour_version: `info["behaviour_version"]`, else the run's metadata.json
         `behaviour_version`, else UNVERSIONED.
+    rollouts: for a row that stands for one example of several rollouts
+        (`rollouts.collapse`), those rollouts; empty for a single rollout.
     """
 
     line: int
@@ -48,6 +50,7 @@ class Row:
     metrics: Mapping[str, Any]
     raw: Mapping[str, Any]
     behaviour_version: str = UNVERSIONED
+    rollouts: tuple[Row, ...] = ()
 
     @property
     def where(self) -> str:
@@ -93,7 +96,9 @@ class Provenance:
     env_id: the environment id vf-eval recorded (or the one an environment's own command
         expected, when there is no metadata.json); "?" when unknown.
     model, endpoint: metadata.json's `model` and `base_url` ("?" when absent).
-    date: metadata.json's `date`, else the results file's modification time (UTC).
+    date: when the run started (metadata.json's `run.started_at`, else its `date`), else
+        "not recorded"; ended: when it ended, the same way.
+    command, machine: the command line and the machine it ran on ("not recorded" when absent).
     path: the run folder (the one holding results.jsonl).
     behaviour_versions: the distinct behaviour versions of the rows, sorted (UNVERSIONED for
         rows without one); one entry for a consistent run.
@@ -110,6 +115,9 @@ class Provenance:
     behaviour_versions: tuple[str, ...] = (UNVERSIONED,)
     dataset_sha256: tuple[str, ...] = ()
     wall_time_s: float | None = None
+    ended: str = "not recorded"
+    command: str = "not recorded"
+    machine: str = "not recorded"
 
     @property
     def behaviour_version(self) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..env_ids import canonical_key
+from ..runinfo import RUN_KEY
 from .model import UNVERSIONED, Provenance, ReportError, Results, ResultsError, Row
 
 RESULTS_FILE = "results.jsonl"
@@ -27,6 +28,7 @@ DOCUMENT_GROUP = "smol_envs.results_format"
 METADATA_FILE = "metadata.json"
 FAILED_SUFFIX = "-FAILED"
 VERSION_KEY = "behaviour_version"
+NOT_RECORDED = "not recorded"
 
 
 def results_path(path: str | Path) -> Path:
@@ -60,13 +62,13 @@ def make_row(raw: Mapping[str, Any], line: int = 0, fallback_version: str | None
 def provenance(path: Path, metadata: Mapping[str, Any], rows: Iterable[Row],
                env_id: str | None = None) -> Provenance:
     """The provenance of the run whose results file is `path`: metadata.json's environment
-    (else `env_id`, else "?"), model, endpoint, date (else the file's modification time) and
-    wall time, and the rows' behaviour versions and dataset hashes."""
+    (else `env_id`, else "?"), model, endpoint, start and end (its `run` record, else its
+    `date`, else "not recorded": never the file's modification time, which says when the file
+    was copied or cloned), command and machine (the `run` record, else a baseline's own
+    record), wall time, and the rows' behaviour versions and dataset hashes."""
     rows = list(rows)
-    date = metadata.get("date")
-    if not date:
-        stamp = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC)
-        date = stamp.strftime("%Y-%m-%d %H:%M UTC")
+    run = metadata.get(RUN_KEY) if isinstance(metadata.get(RUN_KEY), Mapping) else {}
+    date = _when(run.get("started_at")) or metadata.get("date") or NOT_RECORDED
     fallback = metadata.get(VERSION_KEY)
     versions = sorted({r.behaviour_version for r in rows}) or [str(fallback or UNVERSIONED)]
     shas = sorted({str(r.info["dataset_sha256"]) for r in rows if r.info.get("dataset_sha256")})
@@ -74,7 +76,42 @@ def provenance(path: Path, metadata: Mapping[str, Any], rows: Iterable[Row],
                       model=str(metadata.get("model") or "?"),
                       endpoint=str(metadata.get("base_url") or "?"), date=str(date),
                       path=path.parent, behaviour_versions=tuple(versions),
-                      dataset_sha256=tuple(shas), wall_time_s=_seconds(metadata.get("time")))
+                      dataset_sha256=tuple(shas), wall_time_s=_seconds(metadata.get("time")),
+                      ended=_when(run.get("ended_at")) or NOT_RECORDED,
+                      command=str(run.get("command") or _baseline(metadata, "command")
+                                  or NOT_RECORDED),
+                      machine=_machine(run.get("machine") or _baseline(metadata, "machine")))
+
+
+def _when(value: Any) -> str | None:
+    """An ISO 8601 UTC time ("2026-12-04T17:30:00Z") as shown: "2026-12-04 17:30:00 UTC"."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        stamp = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    return stamp.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _baseline(metadata: Mapping[str, Any], key: str) -> Any:
+    block = metadata.get("baseline")
+    return block.get(key) if isinstance(block, Mapping) else None
+
+
+def _machine(host: Any) -> str:
+    """A machine record in one line: "AMD EPYC, 2 cores, 23.5 GiB, load 0.5/0.7/0.9"."""
+    if not isinstance(host, Mapping):
+        return NOT_RECORDED
+    parts = [str(host.get("cpu") or "?")]
+    if host.get("cores"):
+        parts.append(f"{host['cores']} cores")
+    if host.get("memory_gib"):
+        parts.append(f"{host['memory_gib']} GiB")
+    load = host.get("load_average")
+    if isinstance(load, list | tuple) and load:
+        parts.append("load " + "/".join(str(x) for x in load))
+    return ", ".join(parts)
 
 
 def _seconds(value: Any) -> float | None:

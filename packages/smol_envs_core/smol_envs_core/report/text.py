@@ -16,7 +16,8 @@ def header_rows(run: RunReport) -> list[tuple[str, str]]:
     """The header every report opens with, then the headline figures, as (field, text)."""
     head = run.header
     rows = [("environment", head.env_id), ("model", head.model), ("endpoint", head.endpoint),
-            ("date", head.date), ("dataset", run.body.dataset_version),
+            ("started", head.date), ("ended", head.ended), ("command", head.command),
+            ("machine", head.machine), ("dataset", run.body.dataset_version),
             ("coverage", run.body.coverage),
             ("behaviour version", head.behaviour_version), ("run", str(head.path)),
             ("status", run.body.status)]
