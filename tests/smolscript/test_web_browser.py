@@ -12,6 +12,7 @@ import asyncio
 import threading
 
 import pytest
+from smolscript import data
 from smolscript.errors import ScoringInfraError
 from smolscript.scoring import build_browser_job
 from smolscript.web import compare, score_browser_result
@@ -80,6 +81,31 @@ def test_references_pass_and_negative_controls_fail(chromium):
             record["negative_control"]
     assert {r["category"] for r in sample} >= {"list", "form", "selector_scope", "flex_layout",
                                               "breakpoints", "counter"}
+
+
+# Issue 42: a stylesheet that declares a transition was observed mid-transition (inserted into
+# the loaded fixture, it starts transitions that a page loaded with it never shows): the 35
+# references plus `transition: all 0.4s` passed 10 of 35. Observations come after the page
+# settles: transitions and finite animations finished.
+SETTLING_SUFFIXES = [
+    "* { transition: all 0.4s }",
+    "*, *::before, *::after { transition: all 2s ease-in 1s }",
+    "@keyframes smol-fade { from { opacity: 0; margin: 40px } to { opacity: 1 } }\n"
+    "* { animation: smol-fade 3s }",
+]
+
+
+@pytest.mark.parametrize("suffix", SETTLING_SUFFIXES)
+def test_css_references_pass_with_transitions_and_animations(chromium, suffix):
+    tasks = [t for t in data.load_tasks(languages=["css"]) if t["modality"] == "browser"]
+    hidden, refs = data.load_hidden(), data.load_references()
+    failed = []
+    for task in tasks:
+        source = refs[task["id"]]["reference_solution"] + "\n" + suffix
+        result = chromium.run(build_browser_job(task, source).model_dump())
+        if not score_browser_result(result, list(hidden[task["id"]]["tests"]))["passed"]:
+            failed.append(task["id"])
+    assert len(tasks) == 35 and not failed, failed
 
 
 def _job(kind: str, source: str, probes: list[dict], fixture: str | None = None,

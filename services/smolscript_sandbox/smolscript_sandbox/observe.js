@@ -68,8 +68,22 @@ async (probes) => {
         el.dispatchEvent(new KeyboardEvent(type, {key: p.key, bubbles: true})); }
       return true; },
   };
+  // What a person sees once the page has settled: every transition and finite animation is
+  // finished before an observation (a stylesheet inserted into the loaded fixture starts
+  // transitions that a page loaded with it never shows, and an action may start more); an
+  // infinite animation is held at its start, so that the reading does not depend on when the
+  // probe ran. getAnimations() first flushes pending style, which starts those transitions.
+  const settle = () => {
+    for (const a of document.getAnimations()) {
+      try {
+        const end = a.effect ? a.effect.getComputedTiming().endTime : 0;
+        if (Number.isFinite(end)) { a.finish(); } else { a.currentTime = 0; a.pause(); }
+      } catch (e) { /* an animation that cannot be finished or held is left as it is */ }
+    }
+  };
   const out = [];
   for (const p of probes) {
+    if (!["click", "input", "key"].includes(p.op)) settle();
     try { out.push({ok: true, value: ops[p.op](p)}); }
     catch (e) { out.push({ok: false, error: String(e && e.message || e)}); }
     if (["click", "input", "key"].includes(p.op)) {
