@@ -70,7 +70,10 @@ def find_chromium() -> str | None:
 
 @cache
 def _observe_source() -> str:
-    return resources.files(__package__).joinpath("observe.js").read_text(encoding="utf-8")
+    """observe.js with shown.js (the `rendered` visibility test) inlined at `__SHOWN__`."""
+    files = resources.files(__package__)
+    shown = files.joinpath("shown.js").read_text(encoding="utf-8").strip()
+    return files.joinpath("observe.js").read_text(encoding="utf-8").replace("__SHOWN__", shown)
 
 
 def validate_job(job: dict) -> None:
