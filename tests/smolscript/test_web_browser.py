@@ -370,6 +370,12 @@ UNSEEN = [
      'pointer-events: none }</style><ul><li>a</li></ul>', "covered by a pseudo-element"),
     ('<div style="background: #fff"><ul style="position: relative; z-index: -1"><li>a</li>'
      "</ul></div>", "behind its parent's background"),
+    (LI.format(' style="color: transparent; text-shadow: -5000px 0 0 #000"'),
+     "transparent text with a shadow cast off the page"),
+    ('<ul style="background: #000; color: #fff; filter: brightness(0)"><li>a</li></ul>',
+     "a filter turning text and background black"),
+    ('<ul style="filter: invert(50%)"><li>a</li></ul>', "a half inversion to grey"),
+    (LI.format(' style="mix-blend-mode: screen"'), "black text screened onto white"),
 ]
 SEEN = [
     (LI.format(' style="color: #888"'), "grey text"),

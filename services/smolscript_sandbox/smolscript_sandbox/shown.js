@@ -10,9 +10,10 @@
 //    at least MIN_OPACITY;
 //  - its box, cut by every ancestor whose overflow hides or clips and by the `clip` property
 //    of positioned ancestors, is at least 1 x 1 CSS px (text: at least MIN_TEXT_PX high);
-//  - text: its colour (fill, stroke or shadow) composited over the background beneath it
-//    (every ancestor's background colour and gradient stops, over the canvas) has a
-//    contrast ratio of at least MIN_CONTRAST (WCAG's formula) against that background;
+//  - text: its colour (fill, or a stroke) composited over the background beneath it (every
+//    ancestor's background colour and gradient stops, over the canvas) has a contrast ratio
+//    of at least MIN_CONTRAST (WCAG's formula) against that background, and no filter or
+//    blend mode that can erase that difference applies to it;
 //  - it is on top somewhere a reader can scroll to: at one of five sample points of its
 //    box, scrolled into the viewport where the page scrolls, `elementFromPoint` (which honours
 //    clip-path, z-order and covering elements) finds the text's own element (or the
@@ -82,13 +83,31 @@
     }
     return found;
   };
+  // Filters and blend modes that can erase the difference between text and its background
+  // (brightness or contrast near 0, a half inversion, a heavy blur, any blend mode): the
+  // colours computed here would not be the colours shown, so such text is not taken as seen.
+  const erased = (el) => {
+    for (let a = el; a; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.mixBlendMode !== "normal") return true;
+      for (const m of cs.filter.matchAll(/(brightness|contrast|invert|blur)\(([-\d.]+)(%|px)?\)/g)) {
+        const v = parseFloat(m[2]) / (m[3] === "%" ? 100 : 1);
+        if ((m[1] === "brightness" || m[1] === "contrast") && v < 0.2) return true;
+        if (m[1] === "invert" && v > 0.35 && v < 0.65) return true;
+        if (m[1] === "blur" && v > 4) return true;
+      }
+    }
+    return false;
+  };
+  // Text colour against the background beneath it: the fill, or a stroke at least 0.5 px wide
+  // (a shadow does not count: it can be cast anywhere, off the page included).
   const legible = (owner) => {
+    if (erased(owner)) return false;
     const cs = getComputedStyle(owner);
     const inks = [rgba(cs.getPropertyValue("-webkit-text-fill-color"))];
-    if (parseFloat(cs.getPropertyValue("-webkit-text-stroke-width")) > 0) {
+    if (parseFloat(cs.getPropertyValue("-webkit-text-stroke-width")) >= 0.5) {
       inks.push(rgba(cs.getPropertyValue("-webkit-text-stroke-color")));
     }
-    if (cs.textShadow !== "none") inks.push(...(cs.textShadow.match(COLOUR) || []).map(rgba));
     return grounds(owner).some((g) => inks.some((c) => contrast(over(c, g), g) >= MIN_CONTRAST));
   };
   // A rectangle (viewport coordinates) of `el`'s content (`content`: its text) or of its own
