@@ -26,6 +26,21 @@ def test_without_credited_tests_only_a_full_pass_counts():
     assert credit.credited_rate([], []) == 0.0
 
 
+def test_a_failing_answer_never_reports_a_full_pass():
+    # Issue 42: an answer that passes every credited test but fails one a baseline passes (it
+    # restyled the distractor an empty stylesheet leaves alone) was reported 1.0 though it
+    # failed. A failed test counts against the answer, credited or not.
+    passed = [False, True, True]
+    marks = credit.credited(passed, [[True, False, False]])
+    assert marks == [False, True, True]
+    assert credit.credited_rate(passed, marks) == pytest.approx(2 / 3)
+    # Only an answer that passed every test gets 1.0, whatever the credit marks.
+    for flags in ([True] * 3, [False, True, True], [True, False, True], [True, True, False]):
+        for marks in ([False] * 3, [True] * 3, [False, True, True], [True, False, False]):
+            rate = credit.credited_rate(flags, marks)
+            assert (rate == 1.0) == all(flags), (flags, marks, rate)
+
+
 def test_baseline_length_must_match():
     with pytest.raises(ValueError, match="baseline has 1 test verdicts, answer 2"):
         credit.credited([True, False], [[True]])

@@ -13,8 +13,11 @@ baseline answer passes. The baselines of a task are
 - the builder's negative control, when the hidden record carries one (`data.load_hidden`
   attaches it; it never leaves the host).
 
-`passed` (every test) is untouched. A task whose tests all pass on a baseline has no credited
-test: its rate is then 1.0 when every test passed, else 0.0. Pure apart from the cache of
+`passed` (every test) is untouched. A failed test counts against the answer whether credited
+or not, so the rate is 1.0 only for an answer that passed every test (issue 42: it used to
+count credited tests alone, and gave 1.0 to an answer that failed only uncredited ones). A
+task whose tests all pass on a baseline has no credited test: its rate is then 1.0 when every
+test passed, else 0.0. Pure apart from the cache of
 baseline verdicts (per process, keyed by task id, the baseline's source and the hidden tests).
 """
 
@@ -64,11 +67,18 @@ def credited(passed: Sequence[bool], baselines: Sequence[Sequence[bool]]) -> lis
 
 
 def credited_rate(passed: Sequence[bool], credit: Sequence[bool]) -> float:
-    """Share of credited tests passed, in [0, 1]; with no credited test, 1.0 if all passed."""
-    counted = [ok for ok, c in zip(passed, credit, strict=True) if c]
+    """The credited share of tests passed, in [0, 1]: credited tests passed over the credited
+    tests plus the uncredited tests failed.
+
+    Passing a test a baseline also passes earns nothing, but failing it still counts against
+    the answer (it broke what even doing nothing keeps), so the rate is 1.0 exactly when every
+    test passed and never reports a failing answer as a full pass. With no test, 0.0.
+    """
+    earned = sum(1 for ok, c in zip(passed, credit, strict=True) if ok and c)
+    counted = sum(1 for ok, c in zip(passed, credit, strict=True) if c or not ok)
     if not counted:
-        return 1.0 if passed and all(passed) else 0.0
-    return sum(counted) / len(counted)
+        return 1.0 if passed else 0.0
+    return earned / counted
 
 
 def cache_key(task: Mapping[str, Any], hidden: Mapping[str, Any], code: str) -> tuple[str, str]:

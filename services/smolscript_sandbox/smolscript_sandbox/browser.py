@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smolscript_sandbox.executor import CHROMIUM_PATHS, find_chromium
+from smolscript_sandbox.executor import CHROMIUM_PATHS, LOAD_STRETCH, find_chromium
 from smolscript_sandbox.isolation import Identity, sandbox_argv
 from smolscript_sandbox.limits import GIB, MIB, Limits
 from smolscript_sandbox.reaper import kill_uid
+from smolscript_sandbox.stall import bounded
 
 log = logging.getLogger(__name__)
 
@@ -199,18 +200,27 @@ class BrowserPool:
             self._free.put_nowait(slot)
 
     async def _supervised(self, slot: BrowserSlot, job: dict, executor: Any) -> dict:
-        """One executor run under the supervisor deadline; overrun kills the browser."""
+        """One executor run under the supervisor deadline; overrun kills the browser.
+
+        The deadline grows by the host's CPU stall time like each step's (`stall.bounded`).
+        An overrun before the candidate ran (trusted setup) is infrastructure, retried by
+        `run` like any setup failure; only an overrun in the candidate phase is its timeout.
+        """
         deadline = scenario_wall_s(job.get("timeout_s", 2)) + SUPERVISOR_GRACE_S
+        progress: dict = {}
         try:
-            return await asyncio.wait_for(executor(slot.browser, job), deadline)
+            return await bounded(executor(slot.browser, job, progress=progress), deadline,
+                                 deadline * LOAD_STRETCH)
         except TimeoutError:
             await self._restart_quietly(slot)
-            return {
-                "status": "timeout",
-                "syntax_ok": False,
-                "observations": {},
-                "errors": [f"supervisor: job exceeded {deadline:.0f} s; browser restarted"],
-            }
+            phase = progress.get("phase", "setup")
+            message = f"supervisor: job exceeded {deadline:.0f} s in {phase}; browser restarted"
+            if phase == "setup":
+                return infra_reply(f"setup failed: {message}")
+            if phase == "teardown":
+                return infra_reply(message)
+            return {"status": "timeout", "syntax_ok": False, "observations": {},
+                    "errors": [message]}
         except Exception as exc:  # noqa: BLE001 - a failure of trusted code
             await self._restart_quietly(slot)
             return infra_reply(f"browser executor failed: {type(exc).__name__}: {exc}")

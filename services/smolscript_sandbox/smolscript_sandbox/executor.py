@@ -13,13 +13,15 @@ the per-scenario wall limit and the supervisor. This module owns what happens in
 Every network request is aborted for all kinds. Probes are evaluated in a CDP isolated world:
 they share the DOM with the page but not its JavaScript globals, so a candidate script cannot
 fake an observation by patching `querySelector` or `getComputedStyle`. Each operation has a
-3 s timeout; a candidate-phase timeout keeps the completed observations and stops, a failure of
-trusted setup is reported as `infra_error`. Expected values never reach this module.
+3 s timeout that grows by the host's CPU stall time while it runs, up to 30 s (`stall.py`:
+load never cuts a page short); a candidate-phase timeout keeps the completed observations and
+stops, a failure of trusted setup is reported as `infra_error`. `progress["phase"]` says how
+far a job got (setup, candidate, teardown), for the supervisor. Expected values never reach
+this module.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import time
@@ -28,9 +30,14 @@ from importlib import resources
 from typing import Any
 
 from .errors import JobRejected, SandboxInfraError
+from .stall import bounded
 from .syntax import check_css_syntax, check_html_syntax
 
 OP_TIMEOUT_S = 3.0
+# Each step's bound grows by the host's CPU stall time while it runs (`stall.py`), up to this
+# many times its base: under load a correct page is not cut short (issue 43, item 4), and a
+# page that hangs still ends.
+LOAD_STRETCH = 10.0
 KINDS = ("html", "css", "dom")
 OBSERVE_OPS = {"count", "attr", "has_attr", "classes", "text", "own_text", "tags", "visible",
                "style", "rect", "prop"}
@@ -63,7 +70,10 @@ def find_chromium() -> str | None:
 
 @cache
 def _observe_source() -> str:
-    return resources.files(__package__).joinpath("observe.js").read_text(encoding="utf-8")
+    """observe.js with shown.js (the `rendered` visibility test) inlined at `__SHOWN__`."""
+    files = resources.files(__package__)
+    shown = files.joinpath("shown.js").read_text(encoding="utf-8").strip()
+    return files.joinpath("observe.js").read_text(encoding="utf-8").replace("__SHOWN__", shown)
 
 
 def validate_job(job: dict) -> None:
@@ -91,6 +101,10 @@ class _Page:
 
     def __init__(self, page: Any, cdp: Any, op_timeout_s: float):
         self.page, self.cdp, self.op_timeout_s = page, cdp, op_timeout_s
+
+    async def step(self, aw: Any) -> Any:
+        """Await one browser step under the load-aware bound of `op_timeout_s`."""
+        return await _step(aw, self.op_timeout_s)
         self.context_id: int | None = None
 
     async def bind_world(self) -> None:
@@ -113,7 +127,7 @@ class _Page:
         return reply["result"].get("value")
 
     async def _send(self, method: str, params: dict) -> Any:
-        return await asyncio.wait_for(self.cdp.send(method, params), self.op_timeout_s)
+        return await self.step(self.cdp.send(method, params))
 
 
 def _batches(probes: list[dict], kind: str) -> list[list[dict]]:
@@ -129,15 +143,24 @@ def _batches(probes: list[dict], kind: str) -> list[list[dict]]:
     return batches
 
 
-async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIMEOUT_S) -> dict:
+async def _step(aw: Any, op_timeout_s: float) -> Any:
+    """`aw` bounded by `op_timeout_s` plus the host's CPU stall meanwhile (`stall.bounded`)."""
+    return await bounded(aw, op_timeout_s, op_timeout_s * LOAD_STRETCH)
+
+
+async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIMEOUT_S,
+                          progress: dict | None = None) -> dict:
     """Run one browser job in a fresh context of `browser`; return the observations.
 
     `job`: {"kind", "source", "fixture", "viewports", "probes", "timeout_s"} (CONTRACT.md).
     Returns {"status": "ok"|"timeout"|"infra_error", "syntax_ok", "syntax_errors",
     "observations": {probe_id: {"ok", "value"|"error"}}, "errors", "timings"}.
     Raises JobRejected for a malformed job. Trusted setup failures give status "infra_error".
+    `progress`, when given, holds the phase the job is in ("setup", "candidate", "teardown").
     """
     validate_job(job)
+    progress = {} if progress is None else progress
+    progress["phase"] = "setup"
     kind, source = job["kind"], job["source"]
     viewports = job.get("viewports") or [{"width": 800, "height": 600}]
     result: dict[str, Any] = {"status": "ok", "syntax_ok": True, "syntax_errors": [],
@@ -152,28 +175,30 @@ async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIME
         try:
             if not browser.is_connected():
                 raise SandboxInfraError("browser is not connected")
-            context = await asyncio.wait_for(browser.new_context(
+            context = await _step(browser.new_context(
                 java_script_enabled=kind == "dom", viewport=viewports[0],
                 service_workers="block", accept_downloads=False), op_timeout_s)
             page = await _open_page(context, op_timeout_s)
             page_errors: list[str] = []
             page.page.on("pageerror", lambda exc: page_errors.append(str(exc)))
             if kind != "html":
-                await asyncio.wait_for(page.page.set_content(
-                    job["fixture"], timeout=op_timeout_s * 1000), op_timeout_s)
+                await page.step(page.page.set_content(
+                    job["fixture"], timeout=op_timeout_s * LOAD_STRETCH * 1000))
                 await page.bind_world()
         except Exception as exc:  # noqa: BLE001 - every setup failure is infrastructure
             result.update(status="infra_error", syntax_ok=False)
             result["errors"].append(f"setup failed: {type(exc).__name__}: {exc}")
             return result
         result["timings"]["setup_s"] = round(time.perf_counter() - started, 4)
+        progress["phase"] = "candidate"
         await _candidate_phase(page, job, viewports, result, page_errors)
+        progress["phase"] = "teardown"
         result["errors"].extend(f"page error: {e}" for e in page_errors[:10])
     finally:
         result["syntax_ok"] = not result["syntax_errors"] and result["status"] != "infra_error"
         if context is not None:
             try:
-                await asyncio.wait_for(context.close(), op_timeout_s)
+                await _step(context.close(), op_timeout_s)
             except Exception as exc:  # noqa: BLE001
                 result["errors"].append(f"context close failed: {exc!r}")
                 result["needs_restart"] = True
@@ -183,10 +208,11 @@ async def run_browser_job(browser: Any, job: dict, op_timeout_s: float = OP_TIME
 
 async def _open_page(context: Any, op_timeout_s: float) -> _Page:
     """Abort every request of `context`, open its page and a CDP session on it."""
-    context.set_default_timeout(op_timeout_s * 1000)
-    await asyncio.wait_for(context.route("**/*", lambda route: route.abort()), op_timeout_s)
-    page = await asyncio.wait_for(context.new_page(), op_timeout_s)
-    cdp = await asyncio.wait_for(context.new_cdp_session(page), op_timeout_s)
+    # Playwright's own timeouts sit at the ceiling: the load-aware bound decides.
+    context.set_default_timeout(op_timeout_s * LOAD_STRETCH * 1000)
+    await _step(context.route("**/*", lambda route: route.abort()), op_timeout_s)
+    page = await _step(context.new_page(), op_timeout_s)
+    cdp = await _step(context.new_cdp_session(page), op_timeout_s)
     return _Page(page, cdp, op_timeout_s)
 
 
@@ -197,8 +223,8 @@ async def _candidate_phase(page: _Page, job: dict, viewports: list[dict], result
     timings, started = result["timings"], time.perf_counter()
     try:
         if kind == "html":
-            await asyncio.wait_for(page.page.set_content(
-                source, timeout=page.op_timeout_s * 1000), page.op_timeout_s)
+            await page.step(page.page.set_content(
+                source, timeout=page.op_timeout_s * LOAD_STRETCH * 1000))
             await page.bind_world()
         elif kind == "css":
             await page.call(_INSERT_STYLE, source)
@@ -213,8 +239,7 @@ async def _candidate_phase(page: _Page, job: dict, viewports: list[dict], result
         for batch in _batches(job.get("probes", []), kind):
             view = int(batch[0].get("viewport", 0))
             if view != current_view:
-                await asyncio.wait_for(page.page.set_viewport_size(viewports[view]),
-                                       page.op_timeout_s)
+                await page.step(page.page.set_viewport_size(viewports[view]))
                 current_view = view
             values = await page.call(_observe_source(), batch)
             for probe, value in zip(batch, values, strict=True):

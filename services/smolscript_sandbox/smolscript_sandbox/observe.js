@@ -13,26 +13,7 @@ async (probes) => {
   const rect = (el) => { const r = el.getBoundingClientRect();
     return {x: r.x, y: r.y, width: r.width, height: r.height}; };
   const round = (v) => Math.round(v * 100) / 100;
-  const shown = (el) => {
-    const select = el.closest("select");
-    if (select && select !== el) {
-      const cs = getComputedStyle(el);
-      return cs.display !== "none" && cs.visibility === "visible" && shown(select);
-    }
-    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
-    const r = el.getBoundingClientRect();
-    let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
-    for (let a = el.parentElement; a; a = a.parentElement) {
-      const cs = getComputedStyle(a);
-      const clipX = ["hidden", "clip"].includes(cs.overflowX);
-      const clipY = ["hidden", "clip"].includes(cs.overflowY);
-      if (!clipX && !clipY) continue;
-      const ar = a.getBoundingClientRect();
-      if (clipX) { left = Math.max(left, ar.left); right = Math.min(right, ar.right); }
-      if (clipY) { top = Math.max(top, ar.top); bottom = Math.min(bottom, ar.bottom); }
-    }
-    return right > left && bottom > top && right + scrollX > 0 && bottom + scrollY > 0;
-  };
+  const shown = __SHOWN__;  // shown.js: what a person can see (the `rendered` visible probe)
   const ops = {
     count: (p) => document.querySelectorAll(p.selector).length,
     attr: (p) => pick(p).getAttribute(p.name),
@@ -46,11 +27,8 @@ async (probes) => {
       t.text = Array.from(el.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE)
         .map((n) => n.data).join(""); return t; },
     tags: (p) => Array.from(pick(p).children).map((c) => c.localName),
-    // visible: the element has a box (checkVisibility). With `rendered`, it must also be
-    // shown to a reader: no opacity 0 or visibility hidden on it or an ancestor, a box of
-    // non-zero area left after clipping by overflow-hidden/clip ancestors, and not placed
-    // entirely left of or above the page. An option has no box of its own: it must not be
-    // display none or visibility hidden, and its select must be shown.
+    // visible: the element has a box (checkVisibility). With `rendered`, a person can see
+    // it (shown.js: opacity, size, clipping, colour contrast, reachable, not covered).
     visible: (p) => p.rendered ? shown(pick(p)) : pick(p).checkVisibility(),
     style: (p) => getComputedStyle(pick(p)).getPropertyValue(p.property),
     rect: (p) => { const r = rect(pick(p));
@@ -68,8 +46,22 @@ async (probes) => {
         el.dispatchEvent(new KeyboardEvent(type, {key: p.key, bubbles: true})); }
       return true; },
   };
+  // What a person sees once the page has settled: every transition and finite animation is
+  // finished before an observation (a stylesheet inserted into the loaded fixture starts
+  // transitions that a page loaded with it never shows, and an action may start more); an
+  // infinite animation is held at its start, so that the reading does not depend on when the
+  // probe ran. getAnimations() first flushes pending style, which starts those transitions.
+  const settle = () => {
+    for (const a of document.getAnimations()) {
+      try {
+        const end = a.effect ? a.effect.getComputedTiming().endTime : 0;
+        if (Number.isFinite(end)) { a.finish(); } else { a.currentTime = 0; a.pause(); }
+      } catch (e) { /* an animation that cannot be finished or held is left as it is */ }
+    }
+  };
   const out = [];
   for (const p of probes) {
+    if (!["click", "input", "key"].includes(p.op)) settle();
     try { out.push({ok: true, value: ops[p.op](p)}); }
     catch (e) { out.push({ok: false, error: String(e && e.message || e)}); }
     if (["click", "input", "key"].includes(p.op)) {

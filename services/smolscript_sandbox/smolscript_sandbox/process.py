@@ -157,6 +157,23 @@ async def watch(proc: asyncio.subprocess.Process, limits: Limits, start: float,
             return seen
 
 
+_WAITS: set[asyncio.Future] = set()  # keeps the untracking waits alive until they run
+
+
+def _untrack_when_reaped(proc: asyncio.subprocess.Process) -> None:
+    """Let the reaper forget `proc` as soon as asyncio has collected its exit status, and
+    not before: not when its owner is done (that can be seconds later, or never when the
+    owner is cancelled), so that the pid is protected exactly while asyncio waits for it."""
+    waited = asyncio.ensure_future(proc.wait())
+    _WAITS.add(waited)
+
+    def untrack(_: asyncio.Future) -> None:
+        _WAITS.discard(waited)
+        REAPER.untrack(proc.pid)
+
+    waited.add_done_callback(untrack)
+
+
 def _kill(proc: asyncio.subprocess.Process) -> None:
     """SIGKILL the sandbox's process group; --die-with-parent takes the namespace down with it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -215,6 +232,7 @@ async def run_sandboxed(
                 env={"PATH": "/usr/bin:/bin"},
             )
             REAPER.track(proc.pid)
+            _untrack_when_reaped(proc)
     except BaseException:
         os.close(status_r)
         raise
@@ -270,7 +288,6 @@ async def run_sandboxed(
         if proc.returncode is None:
             _kill(proc)
             await proc.wait()
-        REAPER.untrack(proc.pid)
         # bwrap's helper is orphaned to us as a zombie of the slot uid, counted against the
         # uid's process limit until reaped: a slot running many fast tests would otherwise
         # collect enough of them between the periodic reaps to make its next sandbox fail to

@@ -15,6 +15,7 @@ import ctypes
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -25,7 +26,13 @@ class Reaper:
     """Tracks the service's own live children and reaps everything else that becomes a zombie."""
 
     def __init__(self) -> None:
-        self._tracked: set[int] = set()
+        # A count per pid, not a set: a run's owner forgets its pid only after it has read the
+        # run's pipes, seconds after asyncio reaped it under load, and the kernel may have
+        # handed the same pid to the next sandbox meanwhile (pids wrap at pid_max). With a set,
+        # the old owner's `untrack` dropped the new run's entry and the next sweep reaped the
+        # new run's bwrap before asyncio could: "exit status already read: will report
+        # returncode 255" (issue 43, item 4; services/smolscript_sandbox/tests/test_reaper.py).
+        self._tracked: Counter[int] = Counter()
         self._spawning = 0
         self._deferred = False
         self.subreaper = False
@@ -50,12 +57,17 @@ class Reaper:
                 self.reap_orphans()
 
     def track(self, pid: int) -> None:
-        """Remember a child that asyncio waits for (never reap it here)."""
-        self._tracked.add(pid)
+        """Remember a child that asyncio waits for (never reap it here). Each `track` needs
+        its own `untrack`: a pid handed out again while its first holder still tracks it
+        stays protected until both have let it go."""
+        self._tracked[pid] += 1
 
     def untrack(self, pid: int) -> None:
-        """Forget a child once asyncio has collected it."""
-        self._tracked.discard(pid)
+        """Forget one `track` of a child once asyncio has collected it."""
+        if self._tracked[pid] > 1:
+            self._tracked[pid] -= 1
+        else:
+            del self._tracked[pid]
 
     def reap_orphans(self) -> int:
         """waitpid every zombie child of ours that nobody tracks; returns how many were reaped.
