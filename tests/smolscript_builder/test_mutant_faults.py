@@ -99,8 +99,8 @@ def test_a_surviving_mutant_in_every_language_passed_0_4_0_and_scores_0_now():
     labels = [f"{task_id}: {what}" for task_id, what, _ in cases]
     for edition in (OLD, NEW):
         assert got[edition]["classic"] == got[edition]["v1"], (edition, labels, got)
-    assert got[OLD]["classic"] == [1.0] * len(cases), list(zip(labels, got[OLD]["classic"]))
-    assert got[NEW]["classic"] == [0.0] * len(cases), list(zip(labels, got[NEW]["classic"]))
+    assert got[OLD]["classic"] == [1.0] * len(cases), (labels, got[OLD]["classic"])
+    assert got[NEW]["classic"] == [0.0] * len(cases), (labels, got[NEW]["classic"])
 
 
 def test_a_universal_rule_inside_the_media_query_passed_0_4_0_and_scores_0_now():

@@ -95,7 +95,9 @@ def test_take_lengths_are_tested_on_longer_strings():
 
 
 def _edition(prefix: str) -> tuple[list[dict], list[dict]]:
-    read = (lambda p: [json.loads(line) for line in (DATA / prefix / p).read_text().splitlines()])
+    def read(name: str) -> list[dict]:
+        return [json.loads(line) for line in (DATA / prefix / name).read_text().splitlines()]
+
     return read("smolscript.jsonl"), read("private_tests/hidden.jsonl")
 
 

@@ -2,11 +2,12 @@
 
 Every reference must pass every hidden test, every negative control must fail, every
 near-miss must fail, and so must the pipeline mutants (``mutants.py``) that only one hidden
-test catches (all non-equivalent mutants with ``mutants="all"``); checks go through the same host-side scoring as model answers
-(`smolscript.scoring.score_code`), so validation proves what evaluation will see. The first
-failing check stops the run with its task ID. A missing service or toolchain (any
-infrastructure error) records "unverified" execution coverage and exits 2; static success never
-marks execution as passed. `scripts/validate_smolscript.py --full` calls `run_full`.
+test catches (all non-equivalent mutants with ``mutants="all"``); checks go through the same
+host-side scoring as model answers (`smolscript.scoring.score_code`), so validation proves
+what evaluation will see. The first failing check stops the run with its task ID. A missing
+service or toolchain (any infrastructure error) records "unverified" execution coverage and
+exits 2; static success never marks execution as passed. `scripts/validate_smolscript.py
+--full` calls `run_full`.
 """
 
 from __future__ import annotations
@@ -259,7 +260,8 @@ def execution_section(summary: ExecutionSummary) -> dict:
     if summary.status == "passed":
         section["detail"] = (
             f"every reference passed and every negative control, near-miss and mutant failed "
-            f"on the hidden tests in the isolated scoring service ({summary.service.get('isolation')}, "
+            f"on the hidden tests in the isolated scoring service "
+            f"({summary.service.get('isolation')}, "
             f"{summary.service.get('fingerprint')})"
         )
     elif summary.status == "failed":

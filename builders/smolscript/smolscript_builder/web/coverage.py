@@ -6,8 +6,9 @@ pinned or whose matches are not all probed (an answer styling only the first wou
 HTML element whose visibility is not checked (hidden markup would pass), a media-query
 breakpoint without test widths at it and 1 px below it (a breakpoint anywhere between two
 test widths would pass), a media-query task that leaves an observed element, property or
-viewport unprobed (a universal rule inside the query would pass; issue 42). Pure code; the full validation then runs the near misses that
-exploit each fault (`near_miss` of the references) and requires them to fail.
+viewport unprobed (a universal rule inside the query would pass; issue 42). Pure code; the
+full validation then runs the near misses that exploit each fault (`near_miss` of the
+references) and requires them to fail.
 """
 
 from __future__ import annotations
