@@ -13,6 +13,7 @@ references) and requires them to fail.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -53,22 +54,33 @@ def coverage_errors(public: Mapping[str, Any], hidden: Mapping[str, Any]) -> lis
             errors.append(f"{public['id']}: breakpoint {point}px lacks test widths "
                           f"{point - 1} and {point}")
     if points:
-        errors += _media_query_gaps(public["id"], probes.values(), len(scenario["viewports"]))
+        errors += _media_query_gaps(public["id"], probes.values(), len(scenario["viewports"]),
+                                    public.get("fixture") or "")
     return errors
 
 
-def _media_query_gaps(task_id: str, probes: Any, viewports: int) -> list[str]:
-    """A media-query task must probe every element it observes for every property it observes
-    at every viewport (issue 42): a rule inside the query that styles more than the targets,
-    such as a universal one, then changes some probed value."""
+def _media_query_gaps(task_id: str, probes: Any, viewports: int, fixture: str) -> list[str]:
+    """A media-query task must probe every classed element of its fixture, and every element
+    it observes for every property it observes at every viewport (issue 42): a rule inside
+    the query that styles more than the targets, such as a universal one, then changes some
+    probed value."""
     styles = {(p["selector"], int(p.get("index", 0)), p["property"], int(p.get("viewport", 0)))
               for p in probes if p["op"] == "style"}
+    body = fixture[fixture.find("<body"):]
+    classes = {name for names in re.findall(r'class="([^"]+)"', body) for name in names.split()}
+    observed = {name for selector, _, _, _ in styles
+                for name in re.findall(r"\.([\w-]+)", selector)}
+    unprobed = sorted(classes - observed)
     elements = {(s, i) for s, i, _, _ in styles}
     props = {prop for _, _, prop, _ in styles}
     missing = [(s, i, prop, view) for s, i in sorted(elements) for prop in sorted(props)
                for view in range(viewports) if (s, i, prop, view) not in styles]
-    return [f"{task_id}: media-query task leaves {len(missing)} element/property/viewport "
-            f"combinations unprobed, e.g. {missing[0]}"] if missing else []
+    errors = [f"{task_id}: media-query task leaves {len(missing)} element/property/viewport "
+              f"combinations unprobed, e.g. {missing[0]}"] if missing else []
+    if unprobed:
+        errors.append(f"{task_id}: media-query task leaves fixture elements {unprobed} "
+                      "unprobed")
+    return errors
 
 
 def breakpoints(spec: Mapping[str, Any]) -> list[int]:
