@@ -62,7 +62,8 @@ def test_good_edition_passes_and_report_records_execution(tmp_path):
     assert written["static"] == {"status": "passed"}  # the static part is kept
     execution = written["execution"]
     assert execution["status"] == "passed"
-    assert execution["by_role"] == {"reference": 2, "negative_control": 2, "near_miss": 1}
+    assert execution["by_role"] == {"reference": 2, "negative_control": 2, "near_miss": 1,
+                                    "mutant": 0}  # hand-made tasks have no pipeline
     # References run all 4 tests; must-fail checks stop at their first failing chunk: the
     # negatives fail within the first 4 tests, the near-miss on its one distinguishing test.
     assert execution["tests_run"] == 2 * 4 + 2 * 4 + 1

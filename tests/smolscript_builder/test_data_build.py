@@ -66,22 +66,33 @@ def test_fresh_build_is_byte_identical_to_committed_files(committed, include_web
         assert data == committed[path], path
 
 
-def test_the_frozen_0_3_0_edition_is_kept_as_published(committed):
-    """archive/v0.3.0 is never rebuilt: its files match the checksums pinned beside them, it
-    has the default edition's ids, prompts and program tests, and it loads as an edition."""
+@pytest.mark.parametrize("edition,archive", [("default-0.3.0", "archive/v0.3.0/"),
+                                             ("default-0.4.0", "archive/v0.4.0/")])
+def test_the_frozen_default_editions_are_kept_as_published(committed, edition, archive):
+    """Frozen archives are never rebuilt: their files match the checksums pinned beside them,
+    they have the default edition's ids and prompts, and they load as editions. A program
+    task's hidden tests are the current ones or (issue 42) a prefix of them; only HTML and CSS
+    tasks changed otherwise."""
     from smolscript.data import load_hidden, load_tasks
     from smolscript_builder.checks import check_frozen_archives
 
     assert check_frozen_archives(committed)["passed"]
-    old, new = load_tasks("default-0.3.0"), load_tasks("default")
+    old, new = load_tasks(edition), load_tasks("default")
     assert [r["id"] for r in old] == [r["id"] for r in new]
     assert [r["prefix"] for r in old] == [r["prefix"] for r in new]
-    old_hidden, new_hidden = load_hidden("default-0.3.0"), load_hidden("default")
+    old_hidden, new_hidden = load_hidden(edition), load_hidden("default")
+    extended = 0
     for row in new:
-        same = old_hidden[row["id"]] == new_hidden[row["id"]]
-        assert same == (row["language"] not in ("html", "css")), row["id"]
+        before, after = old_hidden[row["id"]], new_hidden[row["id"]]
+        if row["modality"] == "program":
+            assert after["tests"][: len(before["tests"])] == before["tests"], row["id"]
+            assert after["near_miss_tests"] == before["near_miss_tests"], row["id"]
+            extended += len(after["tests"]) > len(before["tests"])
+        elif row["language"] not in ("html", "css"):
+            assert before == after, row["id"]
+    assert extended == 32  # the program tasks whose hidden tests missed a mutant
     tampered = dict(committed)
-    tampered["archive/v0.3.0/smolscript.jsonl"] += b"\n"
+    tampered[archive + "smolscript.jsonl"] += b"\n"
     assert not check_frozen_archives(tampered)["passed"]
 
 

@@ -110,7 +110,7 @@ def _public(record: dict) -> dict:
     """The public-row view `coverage_errors` reads of a generator record."""
     return {"id": record["spec_key"][:10], "tests": {"kind": record["kind"],
             "viewports": record["viewports"], "probes": record["probes"]},
-            "metadata": {"spec": record["spec"]}}
+            "metadata": {"spec": record["spec"]}, "fixture": record["fixture"]}
 
 
 def test_every_generated_html_and_css_task_covers_its_task(full_share):
@@ -153,6 +153,25 @@ def test_coverage_rules_catch_missing_breakpoint_widths_and_visibility():
     html["probes"] = [p for p in html["probes"] if p["op"] != "visible"]
     assert any("visibility" in e
                for e in coverage_errors(_public(html), {"tests": html["hidden_tests"]}))
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium"])
+def test_coverage_rules_catch_a_media_query_task_probing_only_its_targets(difficulty):
+    """Issue 42: 0.4.0's breakpoint tasks probed only the targets (a universal rule inside
+    the query passed); keeping only the first element's style probes must be named. Medium
+    draws also give the responsive flex task (container and cards)."""
+    from smolscript_builder.web.coverage import coverage_errors
+
+    tasks = [r for r in generate_web_tasks("css", 30, 0, difficulty)
+             if r["category"] == "breakpoints"]
+    assert tasks
+    for css in tasks:
+        assert coverage_errors(_public(css), {"tests": css["hidden_tests"]}) == []
+        styled = [p["selector"] for p in css["probes"] if p["op"] == "style"]
+        first = styled[0]
+        css["probes"] = [p for p in css["probes"] if p["op"] != "style" or p["selector"] == first]
+        assert any("media-query task leaves" in e
+                   for e in coverage_errors(_public(css), {"tests": css["hidden_tests"]}))
 
 
 @pytest.mark.parametrize("points,widths", [

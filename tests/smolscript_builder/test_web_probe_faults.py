@@ -21,6 +21,9 @@ from smolscript_sandbox.testing import TEST_URL
 
 pytestmark = pytest.mark.integration
 OLD, NEW = "default-0.3.0", "default"
+# Faults of a later edition's probes (issue 42), tested against the edition that had them
+# (`test_mutant_faults.py`), not against 0.3.0.
+LATER = {"universal-in-query"}
 
 
 def _cases(language: str, per_category: int) -> list[tuple[str, str]]:
@@ -29,7 +32,7 @@ def _cases(language: str, per_category: int) -> list[tuple[str, str]]:
     seen: dict[str, int] = {}
     cases = []
     for row in load_tasks(NEW, languages=[language]):
-        names = sorted(exploits(row, refs[row["id"]]))
+        names = sorted(set(exploits(row, refs[row["id"]])) - LATER)
         if not names or seen.get(row["category"], 0) >= per_category:
             continue
         seen[row["category"]] = seen.get(row["category"], 0) + 1

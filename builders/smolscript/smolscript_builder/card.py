@@ -53,6 +53,10 @@ configs:
   data_files:
   - split: test
     path: archive/v0.3.0/smolscript.parquet
+- config_name: default-0.4.0
+  data_files:
+  - split: test
+    path: archive/v0.4.0/smolscript.parquet
 ---
 """
 
@@ -83,8 +87,9 @@ def family_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return _table(["Modality", "Family", "Category", "Tasks"], body)
 
 
-# The selection column of the frozen 0.3.0 default edition.
+# The selection column of the frozen default editions.
 FROZEN_030 = "default as published at 0.3.0 (frozen)"
+FROZEN_040 = "default as published at 0.4.0 (frozen)"
 STATUS_MARK = "**Status:"
 
 
@@ -98,11 +103,13 @@ def status_section(report: Mapping[str, Any]) -> str:
     if status == "passed":
         return (
             f"{STATUS_MARK} execution-verified.** Static validation: {static}. In the isolated "
-            f"scoring service every reference passed and every negative control and near miss "
-            f"failed: {execution.get('checks_run')}/{execution.get('checks_planned')} checks "
+            f"scoring service every reference passed and every negative control, near miss and "
+            f"executed pipeline mutant failed: {execution.get('checks_run')}/"
+            f"{execution.get('checks_planned')} checks "
             f"({execution.get('references_executed')} references, "
             f"{execution.get('negative_controls_executed')} negative controls, "
-            f"{execution.get('near_misses_executed')} near misses; "
+            f"{execution.get('near_misses_executed')} near misses, "
+            f"{execution.get('mutants_executed', 0)} mutants; "
             f"{execution.get('tests_run'):,} hidden-test runs), as recorded in "
             "`validation_report.json` by `scripts/validate_smolscript.py`."
         )
@@ -118,6 +125,17 @@ def status_section(report: Mapping[str, Any]) -> str:
         "records this\nhonestly and only the full validator (`scripts/validate_smolscript.py` "
         "without\n`--static-only`) can change it."
     )
+
+
+def _mutant_counts(report: Mapping[str, Any]) -> str:
+    """The default edition's mutant-catch figure, from the static `mutant_catch` check."""
+    detail = report["static"]["checks"].get("mutant_catch", {}).get("default")
+    if not detail:
+        return "mutant check not run"
+    counts = detail["all"]
+    return (f"{counts['caught']} of the default edition's {counts['caught'] + counts['survived']}"
+            f" non-equivalent mutants are caught; {counts['equivalent']} that no input tells "
+            "apart from the task are equivalent, not wrong")
 
 
 def with_status(card_text: str, report: Mapping[str, Any]) -> str:
@@ -139,6 +157,7 @@ def render_card(
 ) -> str:
     """The card text."""
     rows = [t.public for t in default_tasks]
+    mutants = _mutant_counts(report)
     trig = audits["default"]["trigram"]
     full_trig = audits["full2000"]["trigram"]
     dom_count = sum(1 for r in rows if r["language"] == "javascript" and r["modality"] == "browser")
@@ -177,7 +196,8 @@ of each kind, and that every element is shown (not hidden by an attribute, displ
 opacity, a zero-size or clipped box, or placement off the page), except one the task hides; CSS
 tasks check computed styles on a fixed fixture on every element a selector matches (the match
 counts are checked too), selector scope, untouched distractors, flex geometry and responsive
-breakpoints at each breakpoint, 1 px below it and 80 px on either side; DOM tasks check event
+breakpoints at each breakpoint, 1 px below it and 80 px on either side (every element of the
+fixture, for every property a media query sets, at every width); DOM tasks check event
 handling in a real browser.
 
 ## How the tasks were made
@@ -190,7 +210,9 @@ handling in a real browser.
   Python, JavaScript, C (C11), C++ (C++17), Lua 5.4, C# (Mono, C# 7.2 subset) and Rust
   (edition 2021, std only), so shared tasks across languages are deliberate translations.
 - Hidden tests: edge cases of the input domain plus seeded samples (12 per task, plus up to
-  2 inputs that expose the near-miss when the 12 do not), expected
+  2 inputs that expose the near-miss when the 12 do not, plus the inputs that catch each
+  pipeline mutant the others miss: a constant off by one, a comparison swapped, a stage left
+  out, the stages reordered; {mutants}), expected
   values computed by the oracle and compared exactly as canonical stdout (no floats). One
   number policy holds in every language's harness: an int-typed result that is an integral
   value in the int32 range prints as that integer (Python `len(xs) / 1` prints `3`, `-0.0`
@@ -227,17 +249,32 @@ handling in a real browser.
 | previous1000 | archive/v0.2.0 | {EDITION_SIZES["previous1000"]} | full2000 |
 | default | (root) | {EDITION_SIZES["default"]} | previous1000 |
 | default-0.3.0 | archive/v0.3.0 | {EDITION_SIZES["default"]} | {FROZEN_030} |
+| default-0.4.0 | archive/v0.4.0 | {EDITION_SIZES["default"]} | {FROZEN_040} |
 
 Each selection is a deterministic SHA256 ranking within language x modality x difficulty x
 family x category strata (`selection_manifest.json` lists every id and its hash). Ids,
 instructions, references and tests of a selected task are identical in every edition. The
 full2000 and previous1000 compositions are the default table scaled to 2,000 and 1,000 by
-largest remainder. `archive/v0.3.0/` is not rebuilt: it keeps the default edition of dataset
-version 0.3.0 byte for byte (`archive/v0.3.0/checksums.json`), so that earlier results stay
-reproducible; never pool its scores with the current edition's.
+largest remainder. `archive/v0.3.0/` and `archive/v0.4.0/` are not rebuilt: they keep the
+default edition of dataset versions 0.3.0 and 0.4.0 byte for byte (their own
+`checksums.json`), so that earlier results stay reproducible; never pool their scores with
+the current edition's (a run records its edition and the dataset's sha256).
 
 ## Changes
 
+- **0.5.0** (issue 42): program hidden tests catch the task's own pipeline mutants. A mutant
+  is the pipeline with a constant moved by one, a comparison swapped (strict or not, turned
+  round, max for min), a stage left out or the stages reordered; 0.4.0's hidden tests passed
+  52 of the default edition's 880 non-equivalent mutants, on 32 of its 276 program tasks, in
+  all seven program languages ("less than -2" passed as `n < -3`, "first 8 characters" as the
+  first 7). Each task gained the few inputs that catch every one (boundary values at K-1, K,
+  K+1, strings longer than each take length, orders that tell reordered stages apart; 32
+  default tasks gained 1 or 2); the static check `mutant_catch` requires every
+  non-equivalent mutant of full2000 to fail, and the full validation executes the mutants
+  only one hidden test catches. Media-query CSS tasks probe every fixture element for every
+  property the query sets at every width: a rule restyling every element (`*`) inside the
+  query passed 8 of the 9 breakpoint tasks of 0.4.0. Ids, instructions, prompts and
+  references are unchanged; scores of 0.4.0 and 0.5.0 are not comparable.
 - **0.4.0** (issue 25): HTML and CSS hidden tests check the whole task. Every observed
   selector's match count is checked and every match is probed (0.3.0 probed the first match:
   a stylesheet styling only the first matching element passed 9 of the 35 CSS tasks); media
@@ -257,8 +294,8 @@ reproducible; never pool its scores with the current edition's.
 - `private_tests/hidden.jsonl`: hidden tests with expected values. Published for auditing;
   never put them or the references into a model's context.
 - `archive/v0.1.0/`, `archive/v0.2.0/`: the same files for full2000 and previous1000;
-  `archive/v0.3.0/`: the default edition of dataset version 0.3.0 (frozen, with its own
-  `checksums.json` and `validation_report.json`).
+  `archive/v0.3.0/`, `archive/v0.4.0/`: the default edition of dataset versions 0.3.0 and
+  0.4.0 (frozen, each with its own `checksums.json` and `validation_report.json`).
 - `selection_manifest.json`, `audit_report.json`, `validation_report.json`, `checksums.json`
   (SHA256 of every file except itself and the validation report).
 

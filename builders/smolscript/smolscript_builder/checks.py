@@ -289,6 +289,22 @@ def check_probe_coverage(files: Mapping[str, bytes]) -> Check:
     return _result(errors)
 
 
+def check_mutant_catch(files: Mapping[str, bytes]) -> Check:
+    """Every non-equivalent pipeline mutant of every program task of full2000 fails a hidden
+    test (`mutant_catch`); the detail is the default edition's per-language table."""
+    from smolscript_builder.mutant_catch import catch_table
+
+    cache: dict = {}
+    full = load_edition(files, "full2000")
+    table = catch_table(full["public"], full["hidden"], cache)
+    default = load_edition(files, "default")
+    detail = catch_table(default["public"], default["hidden"], cache)
+    errors = [f"{s['id']}: {s['mutant']} passes every hidden test (witness {s['witness']!r})"
+              for s in table["survivors"]]
+    return _result(errors, full2000=table["all"], default={
+        "languages": detail["languages"], "families": detail["families"], "all": detail["all"]})
+
+
 def check_parquet(files: Mapping[str, bytes]) -> Check:
     """Each edition's Parquet decodes (json.loads on string columns) to its JSONL rows."""
     errors = []
@@ -342,6 +358,7 @@ def static_checks(
         "python_parse": check_python_parse(files),
         "uniqueness_and_web": check_uniqueness_and_web(files),
         "probe_coverage": check_probe_coverage(files),
+        "mutant_catch": check_mutant_catch(files),
         "parquet": check_parquet(files),
     }
     if with_checksums:  # files on disk (the build's own map has no frozen archive)

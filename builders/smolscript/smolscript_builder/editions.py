@@ -16,11 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-DATASET_VERSION = "0.4.0"
+DATASET_VERSION = "0.5.0"
 # Earlier versions of the default edition, kept loadable as they were published: their files
 # are frozen (never rebuilt; `archive/<version>/checksums.json` pins their bytes). 0.3.0 was
-# built by this builder at commit e22a1f6; 0.4.0 changed only the HTML and CSS probes.
-FROZEN_ARCHIVES = {"default-0.3.0": "archive/v0.3.0/"}
+# built by this builder at commit e22a1f6; 0.4.0 changed only the HTML and CSS probes and was
+# built at acff11d; 0.5.0 added hidden inputs that catch pipeline mutants (mutants.py) and
+# probes of every element a media-query task could style.
+FROZEN_ARCHIVES = {"default-0.3.0": "archive/v0.3.0/", "default-0.4.0": "archive/v0.4.0/"}
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "moderate")
 EDITIONS: tuple[str, ...] = ("full2000", "previous1000", "default")
 EDITION_SIZES = {"full2000": 2000, "previous1000": 1000, "default": 350}

@@ -23,8 +23,10 @@ from smolscript.types import RETURN_TYPES, canonical_output, encode_stdin
 from smolscript_builder.domains import DOMAINS, PROBES, Domain
 from smolscript_builder.emit import emit_source
 from smolscript_builder.grammar import OPS, Stage, emit_pipeline, run_pipeline
+from smolscript_builder.mutants import distinguishing_inputs
 
-GENERATOR_VERSION = "smolscript-gen-0.1"
+# 0.2 (dataset 0.5.0): hidden tests also catch every non-equivalent mutant (mutants.py).
+GENERATOR_VERSION = "smolscript-gen-0.2"
 VALUE_BOUND = 10**6  # every intermediate int stays within +-VALUE_BOUND (far inside int32)
 HIDDEN_TESTS = 12
 STAGE_COUNTS = {"easy": (1, 1, 2), "medium": (2, 2, 3), "moderate": (3, 4)}
@@ -288,6 +290,10 @@ def generate_pool(sizes: dict[str, int], seed: int = 0) -> list[TaskDef]:
             seen.add(print_)
             structures[structure] += 1
             key = f"{difficulty}|{kind}|{stage_key(stages)}"
+            # A seed of its own: the draws above (and so the pool) stay those of 0.4.0.
+            extra += distinguishing_inputs(
+                stages, domain, tests + extra, f"smolscript-mutants:{seed}:{key}", _in_bounds
+            )
             pool.append(
                 TaskDef(
                     key=key,

@@ -1,11 +1,13 @@
 """Full (execution) validation of a smolscript edition through the scoring service.
 
-Every reference must pass every hidden test, every negative control must fail, and every
-near-miss must fail; checks go through the same host-side scoring as model answers
-(`smolscript.scoring.score_code`), so validation proves what evaluation will see. The first
-failing check stops the run with its task ID. A missing service or toolchain (any
-infrastructure error) records "unverified" execution coverage and exits 2; static success never
-marks execution as passed. `scripts/validate_smolscript.py --full` calls `run_full`.
+Every reference must pass every hidden test, every negative control must fail, every
+near-miss must fail, and so must the pipeline mutants (``mutants.py``) that only one hidden
+test catches (all non-equivalent mutants with ``mutants="all"``); checks go through the same
+host-side scoring as model answers (`smolscript.scoring.score_code`), so validation proves
+what evaluation will see. The first failing check stops the run with its task ID. A missing
+service or toolchain (any infrastructure error) records "unverified" execution coverage and
+exits 2; static success never marks execution as passed. `scripts/validate_smolscript.py
+--full` calls `run_full`.
 """
 
 from __future__ import annotations
@@ -21,17 +23,20 @@ from pathlib import Path
 from typing import Any
 
 EXIT_PASSED, EXIT_FAILED, EXIT_UNVERIFIED = 0, 1, 2
-ROLES = ("reference", "negative_control", "near_miss")
+ROLES = ("reference", "negative_control", "near_miss", "mutant")
+MUTANT_MODES = ("fragile", "all", "none")
 
 
 @dataclass(frozen=True)
 class Check:
-    """One execution check: run `code` for task `task_id`; `must_pass` for references."""
+    """One execution check: run `code` for task `task_id`; `must_pass` for references;
+    `first_tests`: hidden-test indices to run first (a mutant's catching tests)."""
 
     task_id: str
     role: str
     code: str
     must_pass: bool
+    first_tests: tuple[int, ...] = ()
 
 
 @dataclass
@@ -71,8 +76,12 @@ def load_edition(data_dir: Path) -> tuple[list[dict], dict[str, dict], dict[str,
     return rows, solutions, hidden
 
 
-def plan_checks(rows: Iterable[dict], solutions: dict[str, dict]) -> list[Check]:
-    """Reference, negative control and (where present) near-miss of every task, in row order."""
+def plan_checks(rows: Iterable[dict], solutions: dict[str, dict],
+                hidden: dict[str, dict] | None = None, mutants: str = "none") -> list[Check]:
+    """Reference, negative control and (where present) near-miss of every task, in row order,
+    each program task followed by its mutant checks (`mutant_checks`; needs `hidden`)."""
+    if mutants not in MUTANT_MODES:
+        raise ValueError(f"mutants must be one of {MUTANT_MODES}, got {mutants!r}")
     checks = []
     for row in rows:
         sol = solutions[row["id"]]
@@ -80,6 +89,35 @@ def plan_checks(rows: Iterable[dict], solutions: dict[str, dict]) -> list[Check]
         checks.append(Check(row["id"], "negative_control", sol["negative_control"], False))
         if sol.get("near_miss"):
             checks.append(Check(row["id"], "near_miss", sol["near_miss"], False))
+        if mutants != "none" and row.get("modality") == "program" and hidden is not None:
+            checks += mutant_checks(row, hidden[row["id"]], every=mutants == "all")
+    return checks
+
+
+def mutant_checks(row: dict, hidden: dict, every: bool = False) -> list[Check]:
+    """Must-fail checks of a program task's non-equivalent pipeline mutants, emitted in the
+    task's language: those exactly one hidden test catches (where an emission that strays
+    from the oracle would matter most), or all of them with `every`. Each runs its catching
+    tests first."""
+    from smolscript_builder.emit import emit_source
+    from smolscript_builder.grammar import emit_pipeline, run_pipeline
+    from smolscript_builder.mutant_catch import task_verdicts
+
+    if not (row.get("metadata") or {}).get("stages"):  # a hand-made task has no pipeline
+        return []
+    signature = row["signature"]
+    param, returns = signature["params"][0]["name"], signature["returns"]
+    expected = [t["expected"] for t in hidden["tests"]]
+    checks = []
+    for verdict in task_verdicts(row, hidden):
+        if verdict.status != "caught":
+            continue
+        catching = tuple(i for i, t in enumerate(hidden["tests"])
+                         if run_pipeline(verdict.mutant.stages, t["args"][0])[0] != expected[i])
+        if every or len(catching) == 1:
+            code = emit_source(row["language"],
+                               emit_pipeline(verdict.mutant.stages, param, returns), signature)
+            checks.append(Check(row["id"], "mutant", code, False, catching))
     return checks
 
 
@@ -91,7 +129,9 @@ def failure_order(check: Check, hidden: dict) -> list[list[int]]:
     tests (`near_miss_tests`) first, then the rest in file order."""
     count = len(hidden["tests"])
     first = [i for i in hidden.get("near_miss_tests") or [] if 0 <= i < count]
-    if check.role != "near_miss" or not first:
+    if check.first_tests:
+        first = [i for i in check.first_tests if 0 <= i < count]
+    elif check.role != "near_miss" or not first:
         first = list(range(min(FIRST_CHUNK, count)))
     rest = [i for i in range(count) if i not in first]
     return [first] + [rest[i : i + CHUNK] for i in range(0, len(rest), CHUNK)]
@@ -216,10 +256,12 @@ def execution_section(summary: ExecutionSummary) -> dict:
     section["references_executed"] = summary.by_role["reference"]
     section["negative_controls_executed"] = summary.by_role["negative_control"]
     section["near_misses_executed"] = summary.by_role["near_miss"]
+    section["mutants_executed"] = summary.by_role["mutant"]
     if summary.status == "passed":
         section["detail"] = (
-            f"every reference passed and every negative control and near-miss failed on the "
-            f"hidden tests in the isolated scoring service ({summary.service.get('isolation')}, "
+            f"every reference passed and every negative control, near-miss and mutant failed "
+            f"on the hidden tests in the isolated scoring service "
+            f"({summary.service.get('isolation')}, "
             f"{summary.service.get('fingerprint')})"
         )
     elif summary.status == "failed":
@@ -233,12 +275,15 @@ def execution_section(summary: ExecutionSummary) -> dict:
     return section
 
 
-def run_execution_checks(data_dir: Path, files: dict | None = None) -> dict:
+def run_execution_checks(data_dir: Path, files: dict | None = None, *,
+                         mutants: str = "fragile", task_ids: set[str] | None = None) -> dict:
     """Hook of `scripts/validate_smolscript.py` (full mode): validate and return the report's
     "execution" section (status passed | failed | unverified); `files` is unused (the edition
-    is read from `data_dir`). Prints progress to stderr."""
+    is read from `data_dir`); `mutants` and `task_ids` as in `validate_full`. Prints progress
+    to stderr."""
     del files
-    summary = asyncio.run(validate_full(Path(data_dir), progress=_progress_printer()))
+    summary = asyncio.run(validate_full(Path(data_dir), progress=_progress_printer(),
+                                        mutants=mutants, task_ids=task_ids))
     return execution_section(summary)
 
 
@@ -289,8 +334,10 @@ async def validate_full(
     concurrency: int | None = None,
     task_ids: set[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    mutants: str = "fragile",
 ) -> ExecutionSummary:
-    """Plan and execute every check of the edition; infra problems give status unverified."""
+    """Plan and execute every check of the edition (or of `task_ids`), with the mutant
+    checks `mutants` selects (`MUTANT_MODES`); infra problems give status unverified."""
     from smol_envs_core.errors import InfrastructureError
     from smolscript.scoring import resolve_service_url
     from smolscript_sandbox.client import SandboxClient
@@ -298,7 +345,7 @@ async def validate_full(
     rows, solutions, hidden = load_edition(data_dir)
     if task_ids is not None:
         rows = [r for r in rows if r["id"] in task_ids]
-    checks = plan_checks(rows, solutions)
+    checks = plan_checks(rows, solutions, hidden, mutants)
     try:
         base = resolve_service_url(url, start=start_service)
         async with SandboxClient(base, max_concurrency=64) as client:

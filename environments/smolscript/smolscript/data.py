@@ -29,6 +29,9 @@ EDITIONS: dict[str, str] = {
     # The default edition as published at dataset version 0.3.0 (before issue 25's HTML/CSS
     # probes): same tasks and prompts, fewer hidden checks. Scores of the two never pool.
     "default-0.3.0": "archive/v0.3.0",
+    # The default edition as published at dataset version 0.4.0 (before issue 42's hidden
+    # inputs against pipeline mutants and its media-query probes). Never pooled with 0.5.0.
+    "default-0.4.0": "archive/v0.4.0",
 }
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "moderate")
 PUBLIC_FILE = "smolscript.jsonl"

@@ -177,7 +177,8 @@ def load_environment(
 
     languages / difficulties: filters (None = all nine languages / all difficulties); a
       filtered run reports `filtered_macro_score`, never the official SmolScript Score.
-    edition: "default" (350 tasks), "previous1000" or "full2000".
+    edition: "default" (350 tasks), "previous1000", "full2000", or a frozen earlier default
+        edition ("default-0.3.0", "default-0.4.0"; `data.EDITIONS`).
     num_examples: first N selected tasks in dataset order (-1 = all).
     per_language: keep only the first K selected tasks of each language (a quick mixed run;
       applied before num_examples).

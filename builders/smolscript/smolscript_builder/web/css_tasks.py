@@ -411,6 +411,17 @@ def _responsive_change(rng: random.Random, used: set[str]) -> tuple[str, str, st
     return f".{target}", decl.text, f'give ".{target}" {decl.says}', decl.computed
 
 
+RESPONSIVE_ELEMENTS = (".layout", ".title", ".sidebar", ".content")
+
+
+def _responsive_base(selector: str, prop: str, width: int, base_values: dict) -> str:
+    """The computed value of `prop` on a fixture element when no media query applies: the
+    sidebar's base width is 200px, the other blocks fill the viewport (body margin 0)."""
+    if prop == "width" and selector != ".sidebar":
+        return f"{width}px"
+    return base_values[prop]
+
+
 def build_responsive(rng: random.Random, difficulty: str) -> CssTask:
     """Media-query breakpoints: values checked at viewport widths on both sides of each one."""
     n_points = 2 if difficulty == "moderate" else 1
@@ -438,13 +449,20 @@ def build_responsive(rng: random.Random, difficulty: str) -> CssTask:
         spec_rules.append([mode, point, [(s, c) for s, _, _, c in changes]])
         expected += [(point, sel, prop, value) for sel, _, _, computed in changes
                      for prop, value in computed.items()]
+    # Every element of the fixture is probed for every property any rule sets, at every
+    # width (issue 42: probing only the targets passed a universal rule inside the query).
     # One viewport at a time (the executor resizes once per viewport, not once per probe).
+    props = list(dict.fromkeys(prop for _, _, prop, _ in expected))
     for view, width in enumerate(widths):
-        for point, sel, prop, value in expected:
-            active = width >= point if mode == "min" else width < point
-            want = value if active else base_values[prop]
-            checks.add_each("style", sel, 1, "css", want, f"{sel} {prop} at {width}px",
-                            property=prop, viewport=view)
+        for sel in RESPONSIVE_ELEMENTS:
+            for prop in props:
+                want = _responsive_base(sel, prop, width, base_values)
+                for point, target, changed, value in expected:
+                    active = width >= point if mode == "min" else width < point
+                    if target == sel and changed == prop and active:
+                        want = value
+                checks.add_each("style", sel, 1, "css", want, f"{sel} {prop} at {width}px",
+                                property=prop, viewport=view)
     instruction = ("Using media queries: " + "; ".join(says) + ". Outside those widths every "
                    "element keeps its current styles.")
     reference = "\n".join(rules) + "\n"
@@ -481,7 +499,19 @@ def build_responsive_flex(rng: random.Random, difficulty: str) -> CssTask:
     if row_width > point:  # the cards would shrink at the breakpoint: not what is computed
         raise ValueError(f"a {row_width}px row does not fit a {point}px viewport")
     checks.count(f".{cls} > .card", n)
+    flex = {"display": "flex", "row-gap": f"{gap}px", "column-gap": f"{gap}px",
+            "justify-content": align or "normal"}
+    unset = {"display": "block", "row-gap": "normal", "column-gap": "normal",
+             "justify-content": "normal"}
     for view, width in enumerate(widths):
+        # The container and every card, for every property the rule sets (issue 42: a
+        # universal rule inside the query passed when only the cards' boxes were probed).
+        for prop, value in flex.items():
+            checks.add_each("style", f".{cls}", 1, "css",
+                            value if width >= point else unset[prop],
+                            f".{cls} {prop} at {width}px", property=prop, viewport=view)
+            checks.add_each("style", f".{cls} > .card", n, "css", unset[prop],
+                            f"card {prop} at {width}px", property=prop, viewport=view)
         free = width - row_width
         start = {None: 0.0, "center": free / 2, "flex-end": free}[align]
         for k in range(n):
