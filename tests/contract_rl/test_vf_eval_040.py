@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.contract_rl import venv040
+from tests.support import venvs
 
 pytestmark = pytest.mark.e2e
 
@@ -28,14 +28,14 @@ ROWS = 2
 def vf_eval_040(env_id: str, base_url: str, model: str, out: Path, *options: str
                 ) -> subprocess.CompletedProcess:
     """Run 0.4's vf-eval on `env_id` (ROWS tasks, one at a time) with the local-only flags."""
-    vf_eval = venv040.python().parent / "vf-eval"
+    vf_eval = venvs.python().parent / "vf-eval"
     uv = shutil.which("uv")
     assert uv is not None, "0.4's vf-eval needs uv on the PATH"
     command = [str(vf_eval), env_id, "-m", model, "-n", str(ROWS), "-c", "1",
                "--client.base-url", base_url, "--client.api-key-var", KEY_VAR,
                "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
                "--no-push", "--sampling.max-tokens", "64", "-o", str(out), *options]
-    env = {**venv040.environ(), KEY_VAR: "EMPTY", "PRIME_API_KEY": "",
+    env = {**venvs.environ(), KEY_VAR: "EMPTY", "PRIME_API_KEY": "",
            "PATH": f"{Path(uv).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(command, cwd=out, env=env, capture_output=True, text=True,
                           timeout=900)

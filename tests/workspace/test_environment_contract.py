@@ -79,7 +79,7 @@ def test_pyproject_metadata(case):
     assert meta["name"] == spec.name and meta["version"] and meta["description"]
     assert "eval" in meta["tags"]
     deps = " ".join(meta["dependencies"])
-    assert "smol-envs-core" in deps and "verifiers>=0.3.1,<0.4" in deps
+    assert "smol-envs-core" in deps and "verifiers>=0.3.1,<0.5" in deps
     assert project["tool"]["verifiers"]["eval"]["num_examples"] != 0
 
 

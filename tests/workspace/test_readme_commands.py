@@ -30,7 +30,7 @@ READMES = sorted({*REPO.glob("README.md"), *REPO.glob("environments/**/README.md
                   *REPO.glob("packages/*/README.md"), *REPO.glob("data/*/README.md")})
 # Commands shown in READMEs that are not ours to parse (their own tools).
 FOREIGN = {"pytest", "pip", "docker", "ruff", "uv", "apt-get", "git"}
-# verifiers 0.4's own vf-eval, in the venv tests/contract_rl/venv040.py makes: its flags are
+# verifiers 0.4's own vf-eval, in the venv tests/support/venvs.py makes: its flags are
 # another CLI's, and tests/contract_rl/test_vf_eval_040.py runs the documented command for real.
 VF_EVAL_040 = ".cache/vf040/bin/vf-eval"
 # What the CPU GRPO script needs (the rl group); without it the script cannot even import.
