@@ -1,6 +1,7 @@
 """The one reader of what `vf-eval -s` saves: `results.jsonl` (one rollout per line, with
 `info`, `metrics`, `reward`) and the `metadata.json` beside it, into a `model.Results`; and the
-search of folders for runs. Reads files (and, for former environment ids, the installed entry
+search of folders for runs. A verifiers 0.4 run folder (`traces.jsonl`) is read by `traces.py`
+into the same `Results`. Reads files (and, for former environment ids, the installed entry
 points: `env_ids`) only; no verifiers.
 
 An environment's own command may write one JSON results document instead (`results.json`, e.g.
@@ -23,6 +24,7 @@ from .model import UNVERSIONED, Provenance, ReportError, Results, ResultsError, 
 
 RESULTS_FILE = "results.jsonl"
 DOCUMENT_FILE = "results.json"
+TRACES_FILE = "traces.jsonl"  # verifiers 0.4's vf-eval (report/traces.py)
 DOCUMENT_GROUP = "smol_envs.results_format"
 METADATA_FILE = "metadata.json"
 FAILED_SUFFIX = "-FAILED"
@@ -31,13 +33,17 @@ VERSION_KEY = "behaviour_version"
 
 def results_path(path: str | Path) -> Path:
     """`path` itself, or the results.jsonl inside it when it is the folder vf-eval wrote (the
-    results.json document inside it when the folder holds that instead)."""
+    results.json document, or verifiers 0.4's traces.jsonl, inside it when the folder holds
+    that instead)."""
     path = Path(path)
     if not path.is_dir():
         return path
-    document = path / DOCUMENT_FILE
-    return document if document.is_file() and not (path / RESULTS_FILE).exists() else (
-        path / RESULTS_FILE)
+    if (path / RESULTS_FILE).exists():
+        return path / RESULTS_FILE
+    for other in (DOCUMENT_FILE, TRACES_FILE):
+        if (path / other).is_file():
+            return path / other
+    return path / RESULTS_FILE
 
 
 def _info(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -96,7 +102,8 @@ def expect_environment(results: Results, env_id: str) -> None:
 
 
 def read_results(path: str | Path, expect: str | None = None) -> Results:
-    """Read a vf-eval results.jsonl (or its folder) and the metadata.json beside it.
+    """Read a vf-eval results.jsonl (or its folder) and the metadata.json beside it; a
+    verifiers 0.4 traces.jsonl (or its folder) through `traces.read_traces`.
 
     expect: the environment id an environment's own command reads; a run of another
         environment is refused, and a run without metadata.json is taken to be one of it.
@@ -107,6 +114,13 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
     path = results_path(path)
     if not path.is_file():
         raise ResultsError(f"{path}: no such results file")
+    if path.name == TRACES_FILE:
+        from .traces import read_traces
+
+        results = read_traces(path, expect)
+        if expect is not None:
+            expect_environment(results, expect)
+        return results
     if path.suffix == ".json":
         results = read_document(path, expect)
         if expect is not None:
@@ -136,9 +150,9 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
 
 
 def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
-    """The results files named by `paths` (a results.jsonl or results.json document, a run
-    folder, or a folder searched recursively), in the order given, and notes on failed runs
-    skipped in searched folders.
+    """The results files named by `paths` (a results.jsonl, results.json document or 0.4
+    traces.jsonl, a run folder, or a folder searched recursively), in the order given, and
+    notes on failed runs skipped in searched folders.
 
     Raises:
         ReportError: a path does not exist, a run folder given by name is a failed run
@@ -157,12 +171,14 @@ def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
         elif results_path(given).is_file():
             found.append(results_path(given))
         else:
-            inside = sorted([*given.rglob(RESULTS_FILE), *given.rglob(DOCUMENT_FILE)])
+            inside = sorted([*given.rglob(RESULTS_FILE), *given.rglob(DOCUMENT_FILE),
+                             *given.rglob(TRACES_FILE)])
             kept = [p for p in inside if not p.parent.name.endswith(FAILED_SUFFIX)]
             skipped += [f"skipped failed run {p.parent}" for p in inside if p not in kept]
             if not kept:
-                raise ReportError(f"{given}: no {RESULTS_FILE} inside (expected a `vf-eval -s` "
-                                  "result folder)")
+                raise ReportError(f"{given}: no {RESULTS_FILE} or {TRACES_FILE} inside "
+                                  "(expected a `vf-eval -s` result folder, or verifiers 0.4's "
+                                  "`vf-eval` output folder)")
             found += kept
     return list(dict.fromkeys(found)), skipped
 
