@@ -153,3 +153,13 @@ def test_acc_stands_in_for_a_missing_acc_norm_as_the_seed_does():
     mixed = composite.int_index({"hellaswag": {"acc_norm": 30.0, "acc": 40.0},
                                  "arc_easy": {"acc": 50.0}, "arc_challenge": {"acc": 40.0}})
     assert [u[1] for u in mixed.used] == ["acc_norm", "acc"]
+
+
+def test_every_diagnostic_and_headline_names_a_metric_some_task_kind_scores():
+    """The task table names only metrics a task kind declares (a diagnostic no metric has
+    would never be excluded from anything)."""
+    from smol_slm_eval.tasks import DIAGNOSTICS, KIND_METRICS, TASKS
+
+    scored = {name for names in KIND_METRICS.values() for name in names}
+    assert DIAGNOSTICS <= scored
+    assert all(spec.metric in KIND_METRICS[spec.kind] for spec in TASKS.values())
