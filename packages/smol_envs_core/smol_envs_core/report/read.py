@@ -21,10 +21,10 @@ from typing import Any
 
 from ..env_ids import canonical_key
 from .model import UNVERSIONED, Provenance, ReportError, Results, ResultsError, Row
+from .traces import TRACES_FILE, parse_traces
 
 RESULTS_FILE = "results.jsonl"
 DOCUMENT_FILE = "results.json"
-TRACES_FILE = "traces.jsonl"  # verifiers 0.4's vf-eval (report/traces.py)
 DOCUMENT_GROUP = "smol_envs.results_format"
 METADATA_FILE = "metadata.json"
 FAILED_SUFFIX = "-FAILED"
@@ -115,12 +115,7 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
     if not path.is_file():
         raise ResultsError(f"{path}: no such results file")
     if path.name == TRACES_FILE:
-        from .traces import read_traces
-
-        results = read_traces(path, expect)
-        if expect is not None:
-            expect_environment(results, expect)
-        return results
+        return read_traces(path, expect)
     if path.suffix == ".json":
         results = read_document(path, expect)
         if expect is not None:
@@ -142,6 +137,23 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
                     rows.append(make_row(raw, number, fallback))
     except (OSError, json.JSONDecodeError) as exc:
         raise ResultsError(f"cannot read results {path}: {exc}") from exc
+    results = Results(path=path, rows=tuple(rows), metadata=metadata,
+                      provenance=provenance(path, metadata, rows, expect))
+    if expect is not None:
+        expect_environment(results, expect)
+    return results
+
+
+def read_traces(path: Path, expect: str | None = None) -> Results:
+    """Read a verifiers 0.4 `traces.jsonl` (`traces.parse_traces`: one row per trace) into
+    `Results`; `expect` as in `read_results`.
+
+    Raises:
+        ResultsError: the file cannot be read, a line is not a JSON object, or it holds no trace.
+        ReportError: `expect` is given and the run is of another environment.
+    """
+    parsed, metadata = parse_traces(path)
+    rows = [make_row(raw, line) for line, raw in parsed]
     results = Results(path=path, rows=tuple(rows), metadata=metadata,
                       provenance=provenance(path, metadata, rows, expect))
     if expect is not None:

@@ -1,6 +1,7 @@
-"""The reader of a verifiers 0.4 `vf-eval` run folder: `traces.jsonl` (one episode per line,
-each holding its `traces`, one per rollout) and `configs/resolved/eval.json` beside it, into the
-same `model.Results` a 0.3.1 `results.jsonl` gives (`read.py`). Reads files only; no verifiers.
+"""A verifiers 0.4 `vf-eval` run folder as rows of a 0.3.1 `results.jsonl`: `traces.jsonl` (one
+episode per line, each holding its `traces`, one per rollout) and `configs/resolved/eval.json`
+beside it, parsed into the row dicts and metadata that `read.py` turns into `model.Results`
+(the one reader). Reads files only; no verifiers.
 
 Field mapping, per trace (format of verifiers 0.4.0, observed in its run folders):
 - `info`: the task's wire data (`task.data`: the v1 task's own fields, e.g. `row_id`,
@@ -21,8 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .model import Results, ResultsError, Row
-from .read import VERSION_KEY, make_row, provenance
+from .model import ResultsError
 
 TRACES_FILE = "traces.jsonl"
 CONFIG_FILE = Path("configs") / "resolved" / "eval.json"
@@ -40,8 +40,9 @@ def _errors(episode: Mapping[str, Any], trace: Mapping[str, Any]) -> str | None:
     return None
 
 
-def trace_row(episode: Mapping[str, Any], trace: Mapping[str, Any], line: int) -> Row:
-    """One rollout's `Row` (see the module docstring for the mapping). Pure."""
+def trace_row(episode: Mapping[str, Any], trace: Mapping[str, Any]) -> dict[str, Any]:
+    """One rollout as a results row dict (`info`, `metrics`, `error` when it failed; see the
+    module docstring for the mapping). Pure."""
     task = trace.get("task") or episode.get("task") or {}
     data = dict(task.get("data") or {})
     info = {**data, **(trace.get("info") or {})}
@@ -58,7 +59,7 @@ def trace_row(episode: Mapping[str, Any], trace: Mapping[str, Any], line: int) -
     error = _errors(episode, trace)
     if error:
         raw["error"] = error
-    return make_row(raw, line)
+    return raw
 
 
 def _config(path: Path) -> dict[str, Any]:
@@ -80,15 +81,15 @@ def _wall_time(traces: list[Mapping[str, Any]]) -> float | None:
     return round(max(ends) - min(starts), 3) if starts and ends else None
 
 
-def read_traces(path: Path, expect: str | None = None) -> Results:
-    """Read a verifiers 0.4 `traces.jsonl` and its run folder's resolved config.
+def parse_traces(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any]]:
+    """Parse a verifiers 0.4 `traces.jsonl` and its run folder's resolved config.
 
-    expect: the environment id the caller reads for (taken as the run's when the folder names
-        none; checking it is the caller's job, as for results.jsonl).
+    Returns ([(line number, row dict), ...] one per trace, metadata: `env_id`, `model`,
+    `base_url`, `verifiers`, `time` in seconds, `format`; keys without a value left out).
     Raises:
         ResultsError: the file cannot be read, a line is not a JSON object, or it holds no trace.
     """
-    rows: list[Row] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
     traces: list[Mapping[str, Any]] = []
     env_ids: set[str] = set()
     try:
@@ -102,21 +103,17 @@ def read_traces(path: Path, expect: str | None = None) -> Results:
                 env_ids.add(str((episode.get("env") or {}).get("id") or ""))
                 for trace in episode.get("traces") or []:
                     traces.append(trace)
-                    rows.append(trace_row(episode, trace, number))
+                    rows.append((number, trace_row(episode, trace)))
     except (OSError, json.JSONDecodeError) as exc:
         raise ResultsError(f"cannot read traces {path}: {exc}") from exc
     if not rows:
         raise ResultsError(f"{path}: no traces")
     config = _config(path)
     taskset = ((config.get("env") or {}).get("taskset") or {})
-    env_id = taskset.get("id") or next((e for e in sorted(env_ids) if e), None) or expect
+    env_id = taskset.get("id") or next((e for e in sorted(env_ids) if e), None)
     verifiers = sorted({str((t.get("verifiers") or {}).get("version")) for t in traces})
     client = config.get("client") or {}
     metadata = {"env_id": env_id, "model": config.get("model"),
                 "base_url": client.get("base_url"), "verifiers": ", ".join(verifiers),
                 "time": _wall_time(traces), "format": "verifiers-0.4-traces"}
-    metadata = {k: v for k, v in metadata.items() if v is not None}
-    if VERSION_KEY in taskset:
-        metadata[VERSION_KEY] = taskset[VERSION_KEY]
-    return Results(path=path, rows=tuple(rows), metadata=metadata,
-                   provenance=provenance(path, metadata, rows, expect))
+    return rows, {k: v for k, v in metadata.items() if v is not None}
