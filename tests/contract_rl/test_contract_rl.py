@@ -16,9 +16,9 @@ import subprocess
 
 import pytest
 
-from tests.contract_rl import venv040
 from tests.contract_rl.driver import advantages, drive
 from tests.contract_rl.specs import SPECS
+from tests.support import venvs
 
 # smolscript scores through the bwrap scoring service: marked integration.
 ENVS = [
@@ -80,8 +80,8 @@ def test_contract_on_verifiers_031(env_id: str, services: None) -> None:
 @pytest.mark.parametrize("env_id", ENVS)
 def test_contract_on_verifiers_040(env_id: str, services: None) -> None:
     done = subprocess.run(
-        [str(venv040.python()), "-m", "tests.contract_rl.driver", env_id],
-        capture_output=True, text=True, cwd=venv040.REPO, env=venv040.environ(), timeout=600,
+        [str(venvs.python()), "-m", "tests.contract_rl.driver", env_id],
+        capture_output=True, text=True, cwd=venvs.REPO, env=venvs.environ(), timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])

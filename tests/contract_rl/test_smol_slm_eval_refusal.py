@@ -14,8 +14,8 @@ import subprocess
 
 import pytest
 
-from tests.contract_rl import venv040
 from tests.contract_rl.driver import load_tasks
+from tests.support import venvs
 
 MESSAGE = "smol-slm-eval is evaluation-only: it has no train split and no v1 taskset for RL"
 # Run in the verifiers 0.4.0 venv: the same load a trainer does, the error's type and text.
@@ -43,8 +43,8 @@ def test_v1_taskset_is_refused_on_verifiers_031(options: dict) -> None:
 @pytest.mark.integration
 def test_v1_taskset_is_refused_on_verifiers_040() -> None:
     done = subprocess.run(
-        [str(venv040.python()), "-c", PROBE_040],
-        capture_output=True, text=True, cwd=venv040.REPO, env=venv040.environ(), timeout=600,
+        [str(venvs.python()), "-c", PROBE_040],
+        capture_output=True, text=True, cwd=venvs.REPO, env=venvs.environ(), timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])

@@ -13,11 +13,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.contract_rl import venv040
+from tests.support import venvs
 
 pytestmark = pytest.mark.e2e
 
@@ -30,14 +31,14 @@ EXPECTED_VERSION = {"smolscript": "1.1.0"}
 def vf_eval_040(env_id: str, base_url: str, model: str, out: Path, *options: str
                 ) -> subprocess.CompletedProcess:
     """Run 0.4's vf-eval on `env_id` (ROWS tasks, one at a time) with the local-only flags."""
-    vf_eval = venv040.python().parent / "vf-eval"
+    vf_eval = venvs.python().parent / "vf-eval"
     uv = shutil.which("uv")
     assert uv is not None, "0.4's vf-eval needs uv on the PATH"
     command = [str(vf_eval), env_id, "-m", model, "-n", str(ROWS), "-c", "1",
                "--client.base-url", base_url, "--client.api-key-var", KEY_VAR,
                "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
                "--no-push", "--sampling.max-tokens", "64", "-o", str(out), *options]
-    env = {**venv040.environ(), KEY_VAR: "EMPTY", "PRIME_API_KEY": "",
+    env = {**venvs.environ(), KEY_VAR: "EMPTY", "PRIME_API_KEY": "",
            "PATH": f"{Path(uv).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(command, cwd=out, env=env, capture_output=True, text=True,
                           timeout=900)
@@ -83,6 +84,27 @@ def test_each_taskset_runs_under_vf_eval_040(env_id: str, reward: str, local_mod
         assert list(trace["rewards"]) == [reward]
         assert 0.0 <= trace["rewards"][reward]["score"] <= 1.0
         assert trace["info"]["behaviour_version"] == EXPECTED_VERSION.get(env_id, "1.0.0")
+    if env_id == "pico-dsl-v1":
+        check_report_reads_the_run(tmp_path, seen)
+
+
+def check_report_reads_the_run(out: Path, seen: list[dict]) -> None:
+    """`smol-envs report` and `compare` (this workspace, verifiers 0.3.1) read the 0.4 run
+    folder: its environment, model, coverage and each trace's exact_match."""
+    (run,) = [p.parent for p in out.glob("*/traces.jsonl")]
+    smol_envs = Path(sys.executable).parent / "smol-envs"
+    report = subprocess.run([str(smol_envs), "report", "--markdown", "--", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr[-3000:]
+    print(report.stdout[:1500])
+    assert "| environment | pico-dsl-v1 |" in report.stdout
+    assert "| model | SmolLM2-135M-Instruct |" in report.stdout
+    assert f"| coverage | first {ROWS} of 480 rows |" in report.stdout
+    assert f"N={ROWS})" in report.stdout
+    compare = subprocess.run([str(smol_envs), "compare", str(run), str(run)],
+                             capture_output=True, text=True, timeout=300)
+    assert compare.returncode == 0, compare.stderr[-3000:]
+    assert "exact_match" in compare.stdout and "A higher than B" in compare.stdout
 
 
 def test_smol_slm_eval_refuses_under_vf_eval_040(local_model_base_url: str,

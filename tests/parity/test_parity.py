@@ -16,19 +16,19 @@ from typing import Any
 
 import pytest
 
-from tests.contract_rl import venv040
 from tests.contract_rl.driver import load_tasks
 from tests.contract_rl.specs import SPECS
 from tests.parity import classic_side, corpus, v1_side
+from tests.support import venvs
 
 pytestmark = pytest.mark.integration
 
 
 def v1_run(python: str, env_id: str, *extra: str) -> dict[str, Any]:
     """`tests.parity.v1_side` under the interpreter `python` (the 0.3.1 or the 0.4.0 venv)."""
-    environ = venv040.environ() if python != sys.executable else None
+    environ = venvs.environ() if python != sys.executable else None
     done = subprocess.run([python, "-m", "tests.parity.v1_side", env_id, *extra],
-                          capture_output=True, text=True, timeout=600, cwd=venv040.REPO,
+                          capture_output=True, text=True, timeout=600, cwd=venvs.REPO,
                           env=environ)
     if done.returncode:
         raise AssertionError(f"v1 side failed under {python}:\n{done.stderr[-4000:]}")
@@ -77,7 +77,7 @@ def test_pico_parity() -> None:
         env, case, classic_side.state_for(records[task.data.row_id], k, reply),
         DECLARATION.names) for k, (case, task, reply) in enumerate(assigned)}
     check("pico-dsl-v1", classic, v1_run(sys.executable, "pico-dsl-v1"),
-          v1_run(str(venv040.python()), "pico-dsl-v1"))
+          v1_run(str(venvs.python()), "pico-dsl-v1"))
 
 
 def closed_port_url() -> str:
@@ -110,7 +110,7 @@ def test_smolscript_parity(reward_only: bool) -> None:
         classic[case] = classic_side.observe(env, case, state, declaration_for(reward_only).names)
     options = json.dumps({"reward_only": True} if reward_only else {})
     check("smolscript", classic, v1_run(sys.executable, "smolscript", TEST_URL, down, options),
-          v1_run(str(venv040.python()), "smolscript", TEST_URL, down, options))
+          v1_run(str(venvs.python()), "smolscript", TEST_URL, down, options))
     assert ("hidden_test_pass_rate" in classic["gold"]["scores"]) is not reward_only
     assert not classic[corpus.SCORING_FAILURE]["ok"]
 
@@ -133,5 +133,5 @@ def test_smoltalkbench_parity() -> None:
             env, case, classic_side.state_for(records[task.data.row_id], k, reply),
             DECLARATION.names) for k, (case, task, reply) in enumerate(assigned)}
     check("smoltalkbench", classic, v1_run(sys.executable, "smoltalkbench"),
-          v1_run(str(venv040.python()), "smoltalkbench"))
+          v1_run(str(venvs.python()), "smoltalkbench"))
     assert not classic[corpus.SCORING_FAILURE]["ok"]

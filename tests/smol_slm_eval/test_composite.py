@@ -161,3 +161,13 @@ def test_export_never_writes_a_subset_as_the_whole_benchmark(tmp_path):
     assert main(["export-lm-eval", str(tmp_path / "e"), "-o", str(out)]) == 0
     counts = json.loads(out.read_text())["n-samples"]["arc_easy"]
     assert counts == {"original": 2376, "effective": 10}  # 10 rows of ARC-Easy's 2376
+
+
+def test_every_diagnostic_and_headline_names_a_metric_some_task_kind_scores():
+    """The task table names only metrics a task kind declares (a diagnostic no metric has
+    would never be excluded from anything)."""
+    from smol_slm_eval.tasks import DIAGNOSTICS, KIND_METRICS, TASKS
+
+    scored = {name for names in KIND_METRICS.values() for name in names}
+    assert DIAGNOSTICS <= scored
+    assert all(spec.metric in KIND_METRICS[spec.kind] for spec in TASKS.values())

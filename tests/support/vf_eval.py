@@ -15,15 +15,16 @@ KEY_VAR = "SMOL_ENVS_LOCAL_API_KEY"  # the local server takes any key; vf-eval w
 
 def vf_eval(env_id: str, base_url: str, model: str, env_args: dict, *options: str,
             env: dict[str, str] | None = None, cwd: Path | None = None,
-            timeout: float = 600) -> subprocess.CompletedProcess:
+            timeout: float = 600, program: Path = VF_EVAL) -> subprocess.CompletedProcess:
     """Run `vf-eval ENV_ID -b BASE_URL -k KEY_VAR -m MODEL -a JSON OPTIONS...` in `cwd`, output
     captured as text; its result, whatever the exit status. The environment is this process's
-    without SMOL_ENVS_DEBUG (errors as users see them: one line), plus KEY_VAR and `env`.
+    without SMOL_ENVS_DEBUG (errors as users see them: one line), plus KEY_VAR and `env`;
+    `program` is another venv's vf-eval (default: this interpreter's).
 
     Raises:
         subprocess.TimeoutExpired: the run took more than `timeout` seconds.
     """
-    command = [str(VF_EVAL), env_id, "-b", base_url, "-k", KEY_VAR, "-m", model,
+    command = [str(program), env_id, "-b", base_url, "-k", KEY_VAR, "-m", model,
                "-a", json.dumps(env_args), *options]
     inherited = {k: v for k, v in os.environ.items() if k != "SMOL_ENVS_DEBUG"}
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd,

@@ -73,13 +73,18 @@ def case(request, tmp_path_factory):
 
 
 def test_pyproject_metadata(case):
-    spec, _, _ = case
+    """What the Hub shows: name, version, description, licence, readme and tags, with `train`
+    exactly where the README documents a train split (its "Train and eval splits" section;
+    tests/contract_rl/test_classic_splits.py holds the splits to it)."""
+    spec, readme, _ = case
     project = tomllib.loads((REPO / spec.folder / "pyproject.toml").read_text())
     meta = project["project"]
     assert meta["name"] == spec.name and meta["version"] and meta["description"]
+    assert meta["license"] and (REPO / spec.folder / meta["readme"]).is_file()
     assert "eval" in meta["tags"]
+    assert ("train" in meta["tags"]) == ("\n### Train and eval splits\n" in readme)
     deps = " ".join(meta["dependencies"])
-    assert "smol-envs-core" in deps and "verifiers>=0.3.1,<0.4" in deps
+    assert "smol-envs-core" in deps and "verifiers>=0.3.1,<0.5" in deps
     assert project["tool"]["verifiers"]["eval"]["num_examples"] != 0
 
 

@@ -30,9 +30,10 @@ READMES = sorted({*REPO.glob("README.md"), *REPO.glob("environments/**/README.md
                   *REPO.glob("packages/*/README.md"), *REPO.glob("data/*/README.md")})
 # Commands shown in READMEs that are not ours to parse (their own tools).
 FOREIGN = {"pytest", "pip", "docker", "ruff", "uv", "apt-get", "git"}
-# verifiers 0.4's own vf-eval, in the venv tests/contract_rl/venv040.py makes: its flags are
-# another CLI's, and tests/contract_rl/test_vf_eval_040.py runs the documented command for real.
-VF_EVAL_040 = ".cache/vf040/bin/vf-eval"
+# The venv the READMEs make beside verifiers 0.4 (its pip, and 0.4's own vf-eval, whose flags
+# are another CLI's): tests/workspace/test_wheel_installs.py installs the same way and
+# tests/contract_rl/test_vf_eval_040.py runs the documented command for real.
+VENV_040 = ".venv-vf04/bin/"
 # What the CPU GRPO script needs (the rl group); without it the script cannot even import.
 OPTIONAL_MODULES = {"torch", "transformers"}
 FENCE = re.compile(r"```(?:bash|sh)\n(.*?)```", re.DOTALL)  # plain fences hold output
@@ -154,7 +155,7 @@ def check(argv: list[str]) -> None:
         return None
     if argv[0] == "vf-eval":
         return check_vf_eval(argv[1:])
-    if argv[0] in FOREIGN or argv[0] == VF_EVAL_040:
+    if argv[0] in FOREIGN or argv[0].startswith(VENV_040):
         return None
     scripts = {ep.name: ep for ep in entry_points(group="console_scripts")}
     assert argv[0] in scripts, f"{argv[0]}: no such command in the workspace"

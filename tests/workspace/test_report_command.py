@@ -118,7 +118,7 @@ def test_runs_that_cannot_be_reported_give_one_line_and_exit_2(runs, tmp_path, c
                 "unknown_env": "no report for environment 'reverse-text' (known: pico-dsl-v1, ",
                 "missing_metric": "results line 1: metric 'exact_match' is missing",
                 "other_dataset": "the results were scored on dataset sha256 0000000000000000",
-                "empty_folder": "no results.jsonl inside"}[breakage]
+                "empty_folder": "no results.jsonl or traces.jsonl inside"}[breakage]
     if breakage == "no_metadata":
         (run / "metadata.json").unlink()
     elif breakage == "unknown_env":

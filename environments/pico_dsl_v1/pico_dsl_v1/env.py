@@ -29,22 +29,14 @@ from .data import (
     to_record,
 )
 from .errors import ConfigError
-from .parse import ParsedAnswer, parse_answer
+from .parse import parse_answer
 from .prompt import SYSTEM_PROMPT
-from .scorer import BEHAVIOUR_VERSION, DECLARATION, RECORD_KEY, score_reply
+from .scorer import BEHAVIOUR_VERSION, DECLARATION, score_reply
 from .splits import train_rows
 from .tokenizer import valid_tokenizers
 
-SCORES_KEY = RECORD_KEY
 CLASSIC_TRAIN_ROWS = 480
-REWARD_WEIGHTS: dict[str, float] = {m.name: m.weight for m in DECLARATION.metrics}
 PARSE_REASON_KEY = "pico_dsl_v1_parse_reason"
-
-
-def completion_text(completion: Any) -> str:
-    """The completion's text (`smol_envs_core.text`), with trailing end-of-turn markers
-    (`<|im_end|>` and the like) removed."""
-    return classic_reply({"completion": completion})
 
 
 class PicoAnswerParser(vf.Parser):
@@ -55,10 +47,6 @@ class PicoAnswerParser(vf.Parser):
         """The trailing answer block's lines joined by newlines, or None without a valid block."""
         parsed = parse_answer(text)
         return "\n".join(parsed.lines) if parsed.lines is not None else None
-
-    def parse_completion(self, completion: Any) -> ParsedAnswer:
-        """Parse the last assistant message of a completion."""
-        return parse_answer(completion_text(completion))
 
 
 def score_state(state: dict[str, Any]) -> Score:

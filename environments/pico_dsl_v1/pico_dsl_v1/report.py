@@ -46,12 +46,18 @@ SHOWN_METRICS = {"exact_match": describe, "format_valid": describe,
 HINT = " (not a pico-dsl-v1 run?)"
 
 
+def slice_of(info: Mapping[str, Any]) -> Any:
+    """A row's slice: `slice` in a classic results row, `slice_name` in a v1 task's data (a
+    verifiers 0.4 trace). Pure."""
+    return info.get("slice", info.get("slice_name"))
+
+
 def cells(rows: Sequence[Row]) -> dict[tuple[str, str], list]:
     """{(slice, level): [exact_match, ...]} over the rows. Raises DataError naming the line when
     a row has no slice/level, ResultsError when it has no exact_match."""
     out: dict[tuple[str, str], list[float]] = defaultdict(list)
     for row in rows:
-        key = (row.info.get("slice"), row.info.get("complexity_level"))
+        key = (slice_of(row.info), row.info.get("complexity_level"))
         if key[0] not in SLICES or key[1] not in LEVELS:
             raise DataError(f"{row.where}: no pico-dsl-v1 slice/complexity_level in info")
         out[key].append(row.metric("exact_match", HINT))
@@ -145,7 +151,7 @@ def compare_hook(results: Results) -> PairedView:
     outcomes = tuple(
         Outcome(key=str(row.info.get("id")),
                 values={name: row.metric(name, HINT) for name in SHOWN_METRICS},
-                groups={"slice": str(row.info["slice"]),
+                groups={"slice": str(slice_of(row.info)),
                         "level": str(row.info["complexity_level"])},
                 gold="\n".join(row.info.get("target_lines") or []) or row.raw.get("answer"))
         for row in results.rows)

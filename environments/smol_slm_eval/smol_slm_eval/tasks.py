@@ -90,4 +90,4 @@ KIND_METRICS = {
     MATH: ("exact_match", "unparseable", "empty_response"),
     BFCL: ("valid_json", "function_name_match", "ast_match", "empty_response"),
 }
-DIAGNOSTICS = frozenset({"unparseable", "output_emitted", "empty_response"})
+DIAGNOSTICS = frozenset({"unparseable", "empty_response"})

@@ -42,14 +42,10 @@ from smolscript.prompts import (
 from smolscript.scorer import (
     BEHAVIOUR_VERSION,
     DECLARATION,
-    RECORD_KEY,
     ServiceGate,
     declaration_for,
     score_reply,
 )
-
-VERDICT_KEY = RECORD_KEY
-
 
 # --------------------------------------------------------------------------- rubric
 
@@ -93,7 +89,6 @@ class SmolscriptRubric(DeclaredRubric):
 
 
 REWARD_FUNCS = reward_functions(DECLARATION)
-REWARD_WEIGHTS = tuple(m.weight for m in DECLARATION.metrics)
 
 
 # --------------------------------------------------------------------------- environment

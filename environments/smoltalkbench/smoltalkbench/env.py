@@ -42,7 +42,6 @@ logger = logging.getLogger(__name__)
 STATE_KEY = "judge"
 """Where the rollout state keeps the `judge.Judgement` dict (`vf-eval -C judge` saves it)."""
 METRICS = reward_functions(DECLARATION)
-WEIGHTS = tuple(m.weight for m in DECLARATION.metrics)
 
 
 class JudgedRubric(DeclaredRubric):

@@ -1,6 +1,6 @@
 """The error budget: a bounded share of tolerated failures of one component, checked when a
-classic run ends (DESIGN.md, "One failure policy": tolerated failures are excluded from the
-reward average and counted, with the denominator shown)."""
+classic run ends (root README.md, "When infrastructure fails": tolerated failures are excluded
+from the reward average and counted, with the denominator shown)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@
     smol-envs compare RUN_A RUN_B [--markdown [PATH]] [--allow-mixed-versions] [--debug]
 
 `report` reads `vf-eval -s` result folders of any of the collection's environments (a run
-folder, its results.jsonl, or a folder searched for runs), recognises each run's environment
+folder, its results.jsonl, verifiers 0.4's `vf-eval` output folder (traces.jsonl), or a folder
+searched for runs), recognises each run's environment
 and prints its table headed by model, endpoint, date, dataset version, coverage (the full
 benchmark or the subset run), behaviour version and run path, each headline figure with its N,
 standard error and 95% interval; `--html` also writes one static page with every run's tables
@@ -52,7 +53,8 @@ def _parser() -> argparse.ArgumentParser:
                        "vf-eval runs",
         description=sections[2], formatter_class=HelpFormatter)
     report.add_argument("runs", nargs="+", metavar="RUN",
-                        help="a vf-eval -s run folder, its results.jsonl, or a folder holding runs")
+                        help="a vf-eval -s run folder, its results.jsonl, a verifiers 0.4 "
+                        "vf-eval output folder (traces.jsonl), or a folder holding runs")
     add_report_options(report)
     _markdown_option(report)
     report.add_argument("--update-readme", type=Path, default=None, metavar="README",
@@ -62,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         "compare", help="paired comparison of two runs of one environment and dataset",
         description=sections[3], formatter_class=HelpFormatter)
     compare.add_argument("run_a", metavar="RUN_A", help="the first run (A): a run folder or its "
-                                                        "results.jsonl")
+                                                        "results.jsonl (or traces.jsonl)")
     compare.add_argument("run_b", metavar="RUN_B", help="the second run (B), compared with A")
     add_report_options(compare, html=False)
     _markdown_option(compare)

@@ -1,5 +1,5 @@
 """Failure classification of a finished classic rollout: a model outcome or an infrastructure
-failure (DESIGN.md, "One failure policy").
+failure (root README.md, "When infrastructure fails").
 
 An empty model answer is a model outcome (kept, scored 0, counted as `empty_response`); any other
 error verifiers recorded on the rollout is the model endpoint's failure and raises

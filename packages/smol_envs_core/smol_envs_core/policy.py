@@ -1,6 +1,6 @@
 """The collection's infrastructure-failure policy, in verifiers 0.3.1 terms: `PolicyEnv`.
 
-One rule for every environment (DESIGN.md, "One failure policy"):
+One rule for every environment (root README.md, "When infrastructure fails"):
 - an infrastructure failure (model endpoint, scoring service, judge) is never scored as a model
   outcome: the run stops, non-zero, with one line naming the component and its URL
   (`run_policy.RunFailurePolicy`, `failures.raise_for_failed_rollout`);

@@ -1,10 +1,10 @@
 """What every smol-envs v1 taskset shares: the single-turn rule, reply text and split checks.
 
-verifiers has two APIs (DESIGN.md, "Two verifiers APIs"): the classic one (`policy.py`, used by
-`vf-eval NAME -a ...` on the pinned 0.3.1) and v1 (`verifiers.v1`: TaskData / Task / Taskset),
-the only one in verifiers 0.4 and the only one prime-rl trains. This module imports only
-`verifiers.v1`'s public names, which both 0.3.1 and 0.4.0 ship, so a taskset built on it loads
-under either version.
+verifiers has two APIs (root README.md, "Installing outside the workspace"): the classic one
+(`policy.py`, used by `vf-eval NAME -a ...` on 0.3.1) and v1 (`verifiers.v1`: TaskData / Task /
+Taskset), the only one in verifiers 0.4 and the only one prime-rl trains. This module imports
+only `verifiers.v1`'s public names, which both 0.3.1 and 0.4.0 ship, so a taskset built on it
+loads under either version.
 
 The failure policy in v1 terms: a reward or metric that raises (an `InfrastructureError` from a
 scoring service or judge client) leaves the trace with an error, so `trace.ok` is False and
@@ -71,19 +71,6 @@ class SingleTurnStop:
     async def single_turn(self, trace: vf.Trace) -> bool:
         """Stop after the first model turn."""
         return trace.num_turns >= 1
-
-
-class SingleTurnTask(SingleTurnStop):
-    """Mixin for a `vf.Task`: single turn, plus the `empty_response` metric.
-
-    Use as `class MyTask(SingleTurnTask, vf.Task[MyData]): ...` (a task with a Declaration uses
-    `DeclaredTask`, whose declaration already has `empty_response`).
-    """
-
-    @vf.metric
-    async def empty_response(self, trace: vf.Trace) -> float:
-        """1.0 when the model returned no text (scored 0 like any wrong answer), else 0.0."""
-        return float(not reply_text(trace).strip())
 
 
 async def score_once(trace: vf.Trace, key: str, compute) -> dict:

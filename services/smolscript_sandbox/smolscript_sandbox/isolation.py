@@ -1,10 +1,11 @@
 """Bubblewrap command lines for one sandboxed process, and the start-up isolation check.
 
-Order of privilege drop (DESIGN.md): the launcher (`launcher.c`, compiled at start-up) runs
-as root, moves itself into the slot's cgroups and opens the files bwrap reads from
-descriptors (the seccomp filter), switches to the slot's unprivileged uid (no groups, no
-capabilities), lowers the rlimits and execs `bwrap`, which builds the namespaces as that uid.
-bwrap is never run as root with a uid option (that would map the sandbox to real uid 0).
+Order of privilege drop (services/smolscript_sandbox/README.md, "Isolation"): the launcher
+(`launcher.c`, compiled at start-up) runs as root, moves itself into the slot's cgroups and
+opens the files bwrap reads from descriptors (the seccomp filter), switches to the slot's
+unprivileged uid (no groups, no capabilities), lowers the rlimits and execs `bwrap`, which
+builds the namespaces as that uid. bwrap is never run as root with a uid option (that would map
+the sandbox to real uid 0).
 
 What a job sees (issue 18): a read-only root with /usr (less /usr/local), the toolchain trees
 under /opt that a runtime needs (`TOOLCHAIN_TREES`, not all of /opt), a few named files of /etc

@@ -1,6 +1,7 @@
 """The one reader of what `vf-eval -s` saves: `results.jsonl` (one rollout per line, with
 `info`, `metrics`, `reward`) and the `metadata.json` beside it, into a `model.Results`; and the
-search of folders for runs. Reads files (and, for former environment ids, the installed entry
+search of folders for runs. A verifiers 0.4 run folder (`traces.jsonl`) is read by `traces.py`
+into the same `Results`. Reads files (and, for former environment ids, the installed entry
 points: `env_ids`) only; no verifiers.
 
 An environment's own command may write one JSON results document instead (`results.json`, e.g.
@@ -21,6 +22,7 @@ from typing import Any
 from ..env_ids import canonical_key
 from ..runinfo import RUN_KEY
 from .model import UNVERSIONED, Provenance, ReportError, Results, ResultsError, Row
+from .traces import TRACES_FILE, parse_traces
 
 RESULTS_FILE = "results.jsonl"
 DOCUMENT_FILE = "results.json"
@@ -33,13 +35,17 @@ NOT_RECORDED = "not recorded"
 
 def results_path(path: str | Path) -> Path:
     """`path` itself, or the results.jsonl inside it when it is the folder vf-eval wrote (the
-    results.json document inside it when the folder holds that instead)."""
+    results.json document, or verifiers 0.4's traces.jsonl, inside it when the folder holds
+    that instead)."""
     path = Path(path)
     if not path.is_dir():
         return path
-    document = path / DOCUMENT_FILE
-    return document if document.is_file() and not (path / RESULTS_FILE).exists() else (
-        path / RESULTS_FILE)
+    if (path / RESULTS_FILE).exists():
+        return path / RESULTS_FILE
+    for other in (DOCUMENT_FILE, TRACES_FILE):
+        if (path / other).is_file():
+            return path / other
+    return path / RESULTS_FILE
 
 
 def _info(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -133,7 +139,8 @@ def expect_environment(results: Results, env_id: str) -> None:
 
 
 def read_results(path: str | Path, expect: str | None = None) -> Results:
-    """Read a vf-eval results.jsonl (or its folder) and the metadata.json beside it.
+    """Read a vf-eval results.jsonl (or its folder) and the metadata.json beside it; a
+    verifiers 0.4 traces.jsonl (or its folder) through `traces.read_traces`.
 
     expect: the environment id an environment's own command reads; a run of another
         environment is refused, and a run without metadata.json is taken to be one of it.
@@ -144,6 +151,8 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
     path = results_path(path)
     if not path.is_file():
         raise ResultsError(f"{path}: no such results file")
+    if path.name == TRACES_FILE:
+        return read_traces(path, expect)
     if path.suffix == ".json":
         results = read_document(path, expect)
         if expect is not None:
@@ -172,10 +181,27 @@ def read_results(path: str | Path, expect: str | None = None) -> Results:
     return results
 
 
+def read_traces(path: Path, expect: str | None = None) -> Results:
+    """Read a verifiers 0.4 `traces.jsonl` (`traces.parse_traces`: one row per trace) into
+    `Results`; `expect` as in `read_results`.
+
+    Raises:
+        ResultsError: the file cannot be read, a line is not a JSON object, or it holds no trace.
+        ReportError: `expect` is given and the run is of another environment.
+    """
+    parsed, metadata = parse_traces(path)
+    rows = [make_row(raw, line) for line, raw in parsed]
+    results = Results(path=path, rows=tuple(rows), metadata=metadata,
+                      provenance=provenance(path, metadata, rows, expect))
+    if expect is not None:
+        expect_environment(results, expect)
+    return results
+
+
 def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
-    """The results files named by `paths` (a results.jsonl or results.json document, a run
-    folder, or a folder searched recursively), in the order given, and notes on failed runs
-    skipped in searched folders.
+    """The results files named by `paths` (a results.jsonl, results.json document or 0.4
+    traces.jsonl, a run folder, or a folder searched recursively), in the order given, and
+    notes on failed runs skipped in searched folders.
 
     Raises:
         ReportError: a path does not exist, a run folder given by name is a failed run
@@ -194,12 +220,14 @@ def find_runs(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
         elif results_path(given).is_file():
             found.append(results_path(given))
         else:
-            inside = sorted([*given.rglob(RESULTS_FILE), *given.rglob(DOCUMENT_FILE)])
+            inside = sorted([*given.rglob(RESULTS_FILE), *given.rglob(DOCUMENT_FILE),
+                             *given.rglob(TRACES_FILE)])
             kept = [p for p in inside if not p.parent.name.endswith(FAILED_SUFFIX)]
             skipped += [f"skipped failed run {p.parent}" for p in inside if p not in kept]
             if not kept:
-                raise ReportError(f"{given}: no {RESULTS_FILE} inside (expected a `vf-eval -s` "
-                                  "result folder)")
+                raise ReportError(f"{given}: no {RESULTS_FILE} or {TRACES_FILE} inside "
+                                  "(expected a `vf-eval -s` result folder, or verifiers 0.4's "
+                                  "`vf-eval` output folder)")
             found += kept
     return list(dict.fromkeys(found)), skipped
 
