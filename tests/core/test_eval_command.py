@@ -205,3 +205,32 @@ def test_ctrl_c_saves_what_is_done_names_the_resume_command_and_stops_the_server
     assert last.startswith("smol-envs eval: interrupted; saved 1 of 2 runs in "), last
     assert last.endswith("--resume") and "resume: smol-envs eval smollm2-135m" in last
     assert _servers_of(out) == []
+
+
+@pytest.mark.unit
+def test_the_readme_shows_the_suites_as_declared():
+    text = (REPO / "README.md").read_text()
+    block = text.split("<!-- suites:start -->\n", 1)[1].split("\n<!-- suites:end -->", 1)[0]
+    assert block == suites.table()
+    assert text.index("smol-envs eval") < text.index("## Leaderboard")
+
+
+@pytest.mark.e2e
+def test_a_sweep_charts_each_headline_and_compares_consecutive_checkpoints(tmp_path):
+    """Three checkpoints (here the same GGUF under three step names: the same weights must
+    agree on every row), one run each, then the curve and the paired comparisons."""
+    ckpts = tmp_path / "ckpts"
+    ckpts.mkdir()
+    for step in (100, 20, 3):
+        (ckpts / f"step-{step}.gguf").symlink_to(models.SMOLLM2.locate())
+    out = tmp_path / "sweep-runs"
+    done = _eval("--sweep", str(ckpts), "--env", "smol-slm-eval-arc_easy", "--limit", "3",
+                 "--output", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert sorted(p.name for p in out.iterdir()) == ["step-100", "step-20", "step-3", "sweep"]
+    chart = out / "sweep" / "smol-slm-eval-arc-easy-acc-norm.png"
+    assert chart.is_file() and chart.stat().st_size > 1000
+    summary = (out / "sweep" / "README.md").read_text()
+    assert summary.index("step-3") < summary.index("step-20") < summary.index("step-100")
+    assert summary.count("| smol-slm-eval-arc_easy |") == 2
+    assert summary.count("the runs agree on every paired row (N=3)") == 2, summary

@@ -35,7 +35,11 @@ COMPONENT = "model converter"
 LLAMA_CPP_SDIST_VERSION = "0.3.36"
 OUTTYPE = "f32"  # exact for any checkpoint saved in fp32 or dequantized from a GGUF
 # What convert_hf_to_gguf.py imports (its requirements file in the same sdist), gguf-py aside.
-CONVERTER_REQUIREMENTS = ("torch", "transformers==4.57.6", "sentencepiece>=0.1.98,<0.3.0",
+# torch: $SMOL_ENVS_CONVERTER_TORCH when set (e.g. "torch==2.13.0+cpu" where pip's find-links
+# hold that CPU wheel: PyPI's default torch pulls the CUDA libraries, gigabytes the converter
+# never uses).
+TORCH_VAR = "SMOL_ENVS_CONVERTER_TORCH"
+CONVERTER_REQUIREMENTS = ("transformers==4.57.6", "sentencepiece>=0.1.98,<0.3.0",
                           "numpy~=2.2.6", "safetensors", "protobuf>=4.21.0,<5.0.0")
 SCRIPT = "vendor/llama.cpp/convert_hf_to_gguf.py"
 
@@ -92,7 +96,8 @@ def converter_python(sdist: Path) -> Path:
     if stamp.is_file():
         return python
     _run(["python3", "-m", "venv", str(venv)], "creating the converter venv")
-    _run([str(python), "-m", "pip", "install", "-q", *CONVERTER_REQUIREMENTS,
+    torch = os.environ.get(TORCH_VAR) or "torch"
+    _run([str(python), "-m", "pip", "install", "-q", torch, *CONVERTER_REQUIREMENTS,
           str(sdist / "vendor" / "llama.cpp" / "gguf-py")], "installing the converter's needs")
     stamp.write_text("ok\n")
     return python

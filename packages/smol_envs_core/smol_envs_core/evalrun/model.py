@@ -113,8 +113,8 @@ def resolve(given: str, model_id: str | None = None, key_var: str | None = None,
                          registry_key=given)
     path = Path(given).expanduser()
     if path.is_file() and path.suffix.lower() == ".gguf":
-        path = path.resolve()
-        return ModelSpec(given, GGUF, model_id or path.stem, gguf=path, sha256=sha256_of(path))
+        return ModelSpec(given, GGUF, model_id or path.stem, gguf=path.resolve(),
+                         sha256=sha256_of(path))
     if is_hf_folder(path):
         if convert_folder is None:
             from .convert import to_gguf as convert_folder
