@@ -60,7 +60,11 @@ def add_eval_parser(sub, formatter) -> argparse.ArgumentParser:
     p.add_argument("--sweep", type=Path, default=None, metavar="DIR",
                    help="evaluate every checkpoint in DIR (GGUF files and Hugging Face "
                         "folders, in name order), then chart them")
-    p.add_argument("--threads", type=int, default=2, help="llama.cpp threads per server")
+    p.add_argument("--threads", type=int, default=2,
+                   help="llama.cpp threads per server (the most a decode uses)")
+    p.add_argument("--fixed-threads", action="store_true",
+                   help="always use --threads (default: each decode uses only the cores other "
+                        "programs leave free, which keeps a shared machine from stalling it)")
     p.add_argument("--list", action="store_true", help="print the suites and exit")
     p.add_argument("--debug", action="store_true",
                    help="show the traceback of an error instead of one line")
@@ -93,7 +97,8 @@ def run_eval(args: argparse.Namespace, argv: list[str] | None) -> int:
         output = args.output if len(given) == 1 else args.output / spec.label
         opts = EvalOptions(suite=args.suite, envs=args.env, limit=args.limit, output=output,
                            resume=args.resume, judge=args.judge, judge_model=args.judge_model,
-                           judge_key_var=args.judge_key_var, threads=args.threads, argv=raw)
+                           judge_key_var=args.judge_key_var, threads=args.threads,
+                           fixed_threads=args.fixed_threads, argv=raw)
         status = guarded_evaluate(spec, opts)
         if status != 0:
             return status

@@ -60,6 +60,7 @@ class EvalOptions:
     judge_model: str | None = None
     judge_key_var: str | None = None
     threads: int = 2
+    fixed_threads: bool = False
     argv: list[str] = field(default_factory=list)
 
 
@@ -190,7 +191,7 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
         "machine": manifests.machine(), "load_average_start": manifests.load_average(),
         "command": "smol-envs eval " + shlex.join(opts.argv)}
     record.setdefault("runs", {})
-    services = Services(threads=opts.threads, log=log)
+    services = Services(threads=opts.threads, log=log, governed=not opts.fixed_threads)
     started = time.monotonic()
     rows_total = sum(max(r.rows_for(opts.suite, opts.limit), 0) or 1 for r in todo)
     rows_done = 0

@@ -32,12 +32,16 @@ class Services:
     """The processes one run started, to be stopped by `close` (the order is recorded).
 
     Attributes:
-        threads: llama.cpp threads of each model server.
+        threads: llama.cpp threads of each model server (the most a decode uses).
+        governed: each decode uses only the cores other programs leave free
+            (`serve --governed-threads`): on a shared machine, 2 fixed threads beside busy
+            programs stalled generation (a pico row took 100-400 s at load average 13-26).
         log: where progress lines go (a callable taking one line).
     """
 
     threads: int = 2
     log: object = print
+    governed: bool = True
     started_models: list[int] = field(default_factory=list)
     started_sandbox: list[object] = field(default_factory=list)
 
@@ -53,7 +57,7 @@ class Services:
         port = free_port()
         self.log(f"smol-envs eval: starting the model server for {spec.served_name} on port "
                  f"{port}")
-        if serve.start_with_owner(HOST, port, self.threads, local):
+        if serve.start_with_owner(HOST, port, self.threads, local, self.governed):
             self.started_models.append(port)
         return serve.base_url(HOST, port)
 
