@@ -83,7 +83,7 @@ def vf_eval_argv(run: suites.SuiteRun, suite: str, limit: int | None, endpoints:
     alias = COMPLETIONS_ALIAS if run.api == suites.COMPLETIONS else CHAT_ALIAS
     return [run.env_id, "-e", str(endpoints), "-m", alias, "-a", json.dumps(env_args),
             "-n", str(run.rows_for(suite, limit)), *run.flags, "-s", "-o", str(output),
-            "--disable-tui", "--disable-env-server"]
+            "--disable-tui", *(["--disable-env-server"] if run.in_process else [])]
 
 
 def complete(folder: Path) -> bool:

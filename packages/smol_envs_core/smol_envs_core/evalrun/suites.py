@@ -32,6 +32,10 @@ class SuiteRun:
         quick_args: `load_environment` arguments added in the quick suite only (a subset
             chosen by the environment, e.g. smolscript's first task per language).
         judge: True when the run needs the judge (smoltalkbench).
+        in_process: run the environment inside this process (vf-eval's
+            `--disable-env-server`); False for smolscript, whose rows' string `task` field
+            verifiers 0.3.1 refuses there ("Plain string task routes are no longer supported")
+            while its env server accepts it.
         scoring_service: True when the run needs the smolscript scoring service.
         what: the benchmark in words, for `--list`.
     """
@@ -44,6 +48,7 @@ class SuiteRun:
     rows: dict = field(default_factory=dict)
     quick_args: dict = field(default_factory=dict)
     judge: bool = False
+    in_process: bool = True
     scoring_service: bool = False
     what: str = ""
 
@@ -59,9 +64,14 @@ class SuiteRun:
         return limit if rows == ALL_ROWS else min(rows, limit)
 
 
-def _slm(task: str, quick: int, what: str, **extra) -> SuiteRun:
+# The multiple-choice tasks keep each row's per-choice log-likelihoods (numbers only, never a
+# question's text) in results.jsonl, so that two engines or conversions compare row by row.
+MC_STATE = ("-C", "mc_record")
+
+
+def _slm(task: str, quick: int, what: str, flags: tuple[str, ...] = (), **extra) -> SuiteRun:
     return SuiteRun(f"smol-slm-eval-{task}", "smol-slm-eval", COMPLETIONS,
-                    env_args={"task": task, **extra},
+                    env_args={"task": task, **extra}, flags=flags,
                     rows={"quick": quick, "full": ALL_ROWS}, what=what)
 
 
@@ -73,7 +83,7 @@ RUNS: tuple[SuiteRun, ...] = (
              what="string transduction over an instruction tape (480 rows)"),
     SuiteRun("smolscript", "smolscript", COMPLETIONS, flags=("-r", "1"),
              rows={"quick": 9, "full": ALL_ROWS}, quick_args={"per_language": 1},
-             scoring_service=True,
+             scoring_service=True, in_process=False,
              what="programs in nine languages, hidden tests (350 tasks; quick: first task of "
                   "each language)"),
     SuiteRun("smoltalkbench", "smoltalkbench", CHAT, env_args={"dataset": "fixture"},
@@ -81,10 +91,10 @@ RUNS: tuple[SuiteRun, ...] = (
              rows={"quick": 3, "full": ALL_ROWS}, judge=True,
              what="everyday chat, logprob judge vs reference replies (the packaged 12-row "
                   "offline fixture)"),
-    _slm("hellaswag", 10, "HellaSwag validation, echoed log-likelihoods (10042 rows)"),
-    _slm("arc_easy", 10, "ARC-Easy test (2376 rows)"),
-    _slm("arc_challenge", 10, "ARC-Challenge test (1172 rows)"),
-    _slm("gpqa_diamond", 10, "GPQA Diamond (198 rows; rows never printed)"),
+    _slm("hellaswag", 10, "HellaSwag validation, echoed log-likelihoods (10042 rows)", MC_STATE),
+    _slm("arc_easy", 10, "ARC-Easy test (2376 rows)", MC_STATE),
+    _slm("arc_challenge", 10, "ARC-Challenge test (1172 rows)", MC_STATE),
+    _slm("gpqa_diamond", 10, "GPQA Diamond (198 rows; rows never printed)", MC_STATE),
     _slm("math_500", 3, "MATH-500, generation (500 rows)"),
     _slm("bfcl_v4", 3, "BFCL v4 simple_python, function calls (generation)",
          bfcl_category="simple_python"),
