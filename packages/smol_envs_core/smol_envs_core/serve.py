@@ -445,7 +445,7 @@ def _start_notes(model: LocalModel, port: int) -> list[str]:
         terms = model.terms_path()
         notes.append(f"note: {model.display} is used under the {model.licence}: "
                      f"{terms or 'see the ' + model.terms[0] + ' package'}")
-    if port != model.default_port:
+    if port != model.default_port and model.key in models.MODELS:
         notes.append(f"note: configs/endpoints.toml names port {model.default_port} for "
                      f"{model.key}; aliases for port {port}: `smol-envs-serve endpoints --model "
                      f"{model.key} --port {port} --write PATH`, then `vf-eval ... -e PATH -m "
