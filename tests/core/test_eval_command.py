@@ -234,3 +234,20 @@ def test_a_sweep_charts_each_headline_and_compares_consecutive_checkpoints(tmp_p
     assert summary.index("step-3") < summary.index("step-20") < summary.index("step-100")
     assert summary.count("| smol-slm-eval-arc_easy |") == 2
     assert summary.count("the runs agree on every paired row (N=3)") == 2, summary
+
+
+@pytest.mark.unit
+def test_a_folder_is_cached_by_its_content_not_its_name(tmp_path):
+    from smol_envs_core.evalrun.convert import folder_sha256
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+        (folder / "sub" / "w.safetensors").write_bytes(b"\0" * 10)
+    assert folder_sha256(a) == folder_sha256(b)
+    (b / "config.json").write_text('{"x": 1}')
+    assert folder_sha256(a) != folder_sha256(b)
+    (b / "config.json").write_text("{}")
+    (b / "sub" / "w.safetensors").rename(b / "w.safetensors")  # same bytes, another path
+    assert folder_sha256(a) != folder_sha256(b)
