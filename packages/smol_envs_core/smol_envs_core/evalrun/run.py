@@ -22,6 +22,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -232,6 +233,9 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
             log(progress_line(index, len(todo), run.name, rows_done, rows_total,
                               time.monotonic() - started, f"{rows} rows in {wall:.0f} s"))
     except KeyboardInterrupt:
+        # A second Ctrl-C (or a handler verifiers installed re-raising) must not cut the
+        # cleanup short: stop what was started first, then say so.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         stopped = services.close()
         saved = [r.name for r in chosen if complete(out / r.name)]
         log(f"smol-envs eval: interrupted; saved {len(saved)} of {len(chosen)} runs in {out}"
@@ -239,7 +243,9 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
             f"{', '.join(stopped) or 'nothing'}; resume: {_resume_command(opts)}")
         return 130
     finally:
+        previous_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
         services.close()
+        signal.signal(signal.SIGINT, previous_handler)
         record["ended"] = manifests.now()
         record["load_average_end"] = manifests.load_average()
         with contextlib.suppress(OSError):
