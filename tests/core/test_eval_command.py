@@ -194,9 +194,9 @@ def test_ctrl_c_saves_what_is_done_names_the_resume_command_and_stops_the_server
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**environ, "CI": "1"})
     deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and not (out / "smol-slm-eval-arc_easy").is_dir():
-        time.sleep(1)
-    assert (out / "smol-slm-eval-arc_easy").is_dir(), "the first run never finished"
+    while time.monotonic() < deadline and not (out / "pico-dsl-v1").is_dir():
+        time.sleep(0.2)
+    assert (out / "pico-dsl-v1").is_dir(), "the first run (the suite's order) never finished"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err[-3000:]

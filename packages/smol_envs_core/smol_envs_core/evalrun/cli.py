@@ -77,9 +77,7 @@ def run_eval(args: argparse.Namespace, argv: list[str] | None) -> int:
     if args.list:
         print(suites.table())
         return 0
-    from .model import resolve
-    from .run import EvalOptions, environment_ready, guarded_evaluate
-    from .summary import print_summary
+    from .run import environment_ready
 
     given = list(args.models)
     if args.sweep is not None:
@@ -91,6 +89,20 @@ def run_eval(args: argparse.Namespace, argv: list[str] | None) -> int:
     suites.runs(args.suite, args.env)  # a bad --env fails before anything starts
     environment_ready()
     raw = list(sys.argv[2:] if argv is None else argv[1:])
+    try:
+        return _evaluate_all(args, given, raw)
+    except KeyboardInterrupt:  # between runs or during the summary: every run is saved
+        print(f"smol-envs eval: interrupted after the runs; they are saved in {args.output} "
+              f"(`smol-envs report {args.output}` shows them)", file=sys.stderr)
+        return 130
+
+
+def _evaluate_all(args: argparse.Namespace, given: list[str], raw: list[str]) -> int:
+    """Evaluate each MODEL in turn, print its summary, then the sweep's charts."""
+    from .model import resolve
+    from .run import EvalOptions, guarded_evaluate
+    from .summary import print_summary
+
     outputs = []
     for model in given:
         spec = resolve(model, args.model_id if len(given) == 1 else None, args.api_key_var)
