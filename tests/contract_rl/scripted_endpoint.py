@@ -1,6 +1,7 @@
 """A scripted OpenAI-compatible chat endpoint on loopback, for driving environments without a model.
 
-`ScriptedEndpoint(answers, judge=None)` serves `POST /v1/chat/completions` from a thread (so it
+`ScriptedEndpoint(answers, judge=None)` serves `POST /v1/chat/completions` (and `GET /v1/models`,
+listing its model id) from a thread (so it
 outlives any one event loop): for a request whose last user message is a key of `answers`, the
 k-th request for that prompt gets `answers[prompt][k % len]`; a request asking for logprobs goes
 to `judge(body) -> [(token, logprob)]` (a scripted judge); any other request gets a 500 (an
@@ -65,6 +66,14 @@ class ScriptedEndpoint:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:  # quiet
                 return
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                # OpenAI's list-models route: runs check it lists the requested model id.
+                if self.path.rstrip("/") == "/v1/models":
+                    self._json({"object": "list", "data": [
+                        {"id": endpoint.model, "object": "model", "owned_by": "scripted"}]})
+                else:
+                    self.send_error(404, "scripted endpoint: no such route")
 
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

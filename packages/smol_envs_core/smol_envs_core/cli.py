@@ -3,6 +3,8 @@
     smol-envs report RUN [RUN ...] [--html PAGE] [--markdown [PATH]] [--update-readme README]
                      [--allow-mixed-versions] [--debug]
     smol-envs compare RUN_A RUN_B [--markdown [PATH]] [--allow-mixed-versions] [--debug]
+    smol-envs eval MODEL [MODEL ...] [--suite quick|full] [--env ID ...] [--limit N]
+                   [--output DIR] [--resume] [--judge J] [--sweep DIR] [--list]
 
 `report` reads `vf-eval -s` result folders of any of the collection's environments (a run
 folder, its results.jsonl, verifiers 0.4's `vf-eval` output folder (traces.jsonl), or a folder
@@ -22,6 +24,10 @@ prints the headline's difference B - A with its 95% interval (McNemar's exact te
 Newcombe's interval for pass/fail rows, a seeded paired bootstrap for graded scores, macro
 averages and composites), the same per slice / language / task, the rows that changed each
 way, and a verdict with the smallest difference detectable at this N.
+
+`eval` scores MODEL (a registered alias, a GGUF file, a Hugging Face checkpoint folder, or an
+OpenAI-compatible base URL with --model-id) across the collection in one command: see
+`smol-envs eval --help` and `smol_envs_core.evalrun`.
 
 Exit status: 0 done; 2 a run cannot be reported or compared, or runs mix behaviour versions
 (one line says why; `--debug` or SMOL_ENVS_DEBUG=1 shows the traceback).
@@ -68,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("run_b", metavar="RUN_B", help="the second run (B), compared with A")
     add_report_options(compare, html=False)
     _markdown_option(compare)
+    from .evalrun.cli import add_eval_parser
+
+    add_eval_parser(sub, HelpFormatter)
     return parser
 
 
@@ -163,6 +172,10 @@ def _compare(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `smol-envs`; returns the exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "eval":
+        from .evalrun.cli import run_eval
+
+        return guarded("smol-envs eval", args, lambda: run_eval(args, argv))
     command = _compare if args.command == "compare" else _report
     return guarded("smol-envs", args, lambda: command(args))
 

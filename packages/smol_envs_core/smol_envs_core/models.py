@@ -126,6 +126,21 @@ MODELS: dict[str, LocalModel] = {m.key: m for m in (SMOLLM2, GEMMA3_270M)}
 DEFAULT = SMOLLM2
 
 
+FILE_PREFIX = "file:"
+
+
+def file_model(path: Path, served_name: str) -> LocalModel:
+    """A model served from any GGUF file (`smol-envs-serve start --gguf PATH`, `smol-envs
+    eval`): key `file:<served_name>`, answering to `served_name`, chat requests through the
+    template inside the GGUF, on a port chosen by the caller (no default port or variable).
+    The file's licence is its own."""
+    resolved = Path(path).resolve()
+    return LocalModel(key=f"{FILE_PREFIX}{served_name}", served_name=served_name,
+                      display=f"{served_name} ({resolved.name})", default_port=0, port_var="",
+                      locate=lambda: resolved, chat_format=None,
+                      licence="the model file's own")
+
+
 def get(key: str) -> LocalModel:
     """The registry entry named `key`.
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .budget import ErrorBudget
+from .endpoint_guard import ensure_served
 from .errors import install_excepthook
 from .preflight import endpoint_base_url, ensure_reachable
 from .quiet_tasks import as_infrastructure_error, drop_unawaited_infrastructure_failures
@@ -38,7 +39,8 @@ class RunFailurePolicy:
     metadata (`outputs["metadata"]` and a saved run's metadata.json, key `behaviour_version`),
     and so is the `run` record (`runinfo.run_record`: start, end, command, machine).
     Before the first rollout, `preflight` checks that the model endpoint accepts a TCP
-    connection (subclasses add their own components, e.g. a judge).
+    connection (subclasses add their own components, e.g. a judge), then the endpoint's
+    `/v1/models` must list the requested model id (`served_model_check`).
     Put it before the verifiers class: `class E(RunFailurePolicy, vf.EnvGroup)`.
     """
 
@@ -57,6 +59,8 @@ class RunFailurePolicy:
         started = process_start()
         try:
             await self.preflight(kwargs.get("client", args[1] if len(args) > 1 else None))
+            await served_model_check(kwargs.get("client", args[1] if len(args) > 1 else None),
+                                     kwargs.get("model", args[2] if len(args) > 2 else None))
             outputs = await super().generate(*args, **kwargs)
             if self.error_budget is not None:
                 self.error_budget.apply(outputs)
@@ -86,6 +90,19 @@ class RunFailurePolicy:
             route = "completions" if getattr(self, "message_type", "chat") == "completion" \
                 else "chat/completions"
             await ensure_reachable(f"{base}/{route}")
+
+
+async def served_model_check(client: Any, model: Any) -> None:
+    """Refuse a run whose endpoint does not serve `model` (`endpoint_guard.ensure_served`):
+    `-b URL -m OTHER` must not be answered by whatever the server serves. A client without a
+    base URL (a trainer's ready client, a test's stand-in) or a run without a model id is not
+    checked. Raises InfrastructureError naming the served ids."""
+    base = endpoint_base_url(client)
+    if base is None or not isinstance(model, str):
+        return
+    key_var = getattr(client, "api_key_var", None)
+    key = os.environ.get(key_var) if isinstance(key_var, str) and key_var else None
+    await asyncio.to_thread(ensure_served, base, model, key or "EMPTY")
 
 
 _EXIT_REGISTERED = False

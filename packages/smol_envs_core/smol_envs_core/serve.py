@@ -35,6 +35,7 @@ Usage::
 
     smol-envs-serve start [--model gemma-3-270m] [--port P] [--host 127.0.0.1] [--threads N]
                           [--governed-threads]
+    smol-envs-serve start --gguf PATH [--served-name NAME] --port P   (any GGUF file)
     smol-envs-serve status [--model ...]   (exit 0 when ours answers there, 3 when not: LSB)
     smol-envs-serve stop [--model ...]
     smol-envs-serve endpoints [--model ...] [--write PATH]   (vf-eval aliases, every model's
@@ -289,7 +290,7 @@ def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAU
         url=base_url(host, port),
         state_dir=state_dir(port),
         argv=[sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
-              "--port", str(port), "--threads", str(threads), "--model", model.key,
+              "--port", str(port), "--threads", str(threads), *model_argv(model),
               *(["--governed-threads"] if governed else [])],
         ready=lambda: bool(models_answer(host, port, timeout=10.0)),
         confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S,
@@ -297,6 +298,14 @@ def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAU
         start_timeout_s=START_TIMEOUT_S,
         confirm_what="first completion",
     )
+
+
+def model_argv(model: LocalModel) -> list[str]:
+    """The command-line arguments naming `model`: `--model KEY` for a registered model,
+    `--gguf PATH --served-name NAME` for a file model (`models.file_model`)."""
+    if model.key in models.MODELS:
+        return ["--model", model.key]
+    return ["--gguf", str(model.locate()), "--served-name", model.served_name]
 
 
 def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
@@ -320,6 +329,8 @@ def served_model(record: procman.Record) -> str:
     """The registry key of the model our recorded server runs (`--model` in its argv; records
     written before the registry existed name none: the default model)."""
     argv = list(record.argv)
+    if "--served-name" in argv[:-1]:
+        return models.FILE_PREFIX + argv[argv.index("--served-name") + 1]
     if "--model" in argv[:-1]:
         return argv[argv.index("--model") + 1]
     return models.DEFAULT.key
@@ -434,7 +445,7 @@ def _start_notes(model: LocalModel, port: int) -> list[str]:
         terms = model.terms_path()
         notes.append(f"note: {model.display} is used under the {model.licence}: "
                      f"{terms or 'see the ' + model.terms[0] + ' package'}")
-    if port != model.default_port:
+    if port != model.default_port and model.key in models.MODELS:
         notes.append(f"note: configs/endpoints.toml names port {model.default_port} for "
                      f"{model.key}; aliases for port {port}: `smol-envs-serve endpoints --model "
                      f"{model.key} --port {port} --write PATH`, then `vf-eval ... -e PATH -m "
@@ -456,6 +467,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", choices=list(models.MODELS), default=None,
                         help=f"the model to serve (start/stop/status default: "
                              f"{models.DEFAULT.key}; endpoints default: every model)")
+    parser.add_argument("--gguf", type=Path, default=None, metavar="PATH",
+                        help="serve this GGUF file instead of a registered model (start, "
+                             "stop, status need --port)")
+    parser.add_argument("--served-name", default=None,
+                        help="with --gguf: the model id the server answers to (default: the "
+                             "file name without .gguf)")
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
     parser.add_argument("--port", type=int, default=None,
                         help="TCP port (default: the model's; 8765 for smollm2-135m or "
@@ -474,6 +491,12 @@ def main(argv: list[str] | None = None) -> int:
                              "instead of printing them")
     args = parser.parse_args(argv)
     model = models.get(args.model) if args.model else models.DEFAULT
+    if args.gguf is not None:
+        if args.model or args.port is None:
+            print("smol-envs-serve: error: --gguf needs --port and excludes --model",
+                  file=sys.stderr)
+            return 2
+        model = models.file_model(args.gguf, args.served_name or args.gguf.stem)
     try:
         if args.command == "endpoints":
             if args.model:

@@ -14,6 +14,12 @@ this one with SMOL_ENVS_DEBUG set, goes to the previous hook unchanged. The inst
 environments are those registering a `smol_envs.report` entry point (each of the collection's
 environments does).
 
+The hook also refuses, before vf-eval imports anything, a `-m` that is not an alias of the
+endpoints file when neither `-b` nor `-p` names an endpoint (`endpoint_guard.alias_problem`):
+vf-eval would send the prompts to verifiers' hosted default. One line naming the closest
+aliases, exit status 2. (An environment id that is not installed gets its own line instead:
+vf-eval fails on it before building any client.)
+
 A former id of one of them (`env_ids`, entry-point group `smol_envs.renamed`) gets
 `smol-envs: error: the environment 'OLD' is now 'NEW': run vf-eval NEW ...` instead, whatever
 vf-eval failed with: the former module may be absent (ModuleNotFoundError), or another
@@ -39,6 +45,7 @@ import os
 import re
 import sys
 
+from .endpoint_guard import alias_problem
 from .env_ids import REPORT_GROUP, env_key, installed_environments, renamed_environments
 
 # What verifiers 0.3.1 raises when the environment's module cannot be imported, and when the
@@ -123,6 +130,15 @@ def install() -> None:
         argv0 = sys.argv[0] if getattr(sys, "argv", None) else ""
         if os.path.basename(argv0) not in COMMANDS:
             return
+        refused = alias_problem(list(sys.argv[1:]))
+        env_id = requested_environment(list(sys.argv))
+        if refused is not None and env_id is not None and importlib.util.find_spec(
+                module_name(env_id)) is None:
+            refused = None  # an unknown environment: its own line below, before any request
+        if refused is not None:
+            print(refused, file=sys.stderr)
+            sys.stderr.flush()
+            os._exit(2)
         if not getattr(sys.excepthook, MARK, False):
             from .errors import one_line_excepthook
 

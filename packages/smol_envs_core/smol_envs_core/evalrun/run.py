@@ -1,0 +1,278 @@
+"""Drive one model through a suite: start what it needs, run each environment through vf-eval's
+own entry point, save one run set, print the summary, stop what was started.
+
+Each run is `verifiers.legacy.scripts.eval.main(ARGV)` called in this process with the
+environment's documented flags, an endpoints file written for this run set (two aliases,
+chat and raw completions, naming the served model id) and `--disable-env-server`: verifiers
+is imported once for the whole suite instead of once per vf-eval process and again in each
+environment worker. vf-eval's own output goes to `logs/<run>.log`; the terminal shows one line
+per run (rows, elapsed, estimate for the rest) and vf-eval's progress bar.
+
+The run set (`--output DIR`) holds one folder per run in vf-eval's format (`results.jsonl`,
+`metadata.json`, which `smol-envs report DIR` reads) and `manifest.json` (`manifest`). A run
+stops at the first infrastructure failure (the environments' failure policy), and on Ctrl-C
+with one line saying what was saved and the command that resumes it; `--resume` skips every
+run already complete without errored rows and reruns the others.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InfrastructureError, SmolEnvsError
+from . import manifest as manifests
+from . import suites
+from .model import ENDPOINT, ModelSpec, resolve
+from .services import Services
+
+CHAT_ALIAS = "eval-chat"
+COMPLETIONS_ALIAS = "eval-completions"
+LOCAL_KEY_VAR = "SMOL_ENVS_LOCAL_API_KEY"
+EVAL_KEY = "smol_envs_eval"  # the block each run's metadata.json gets
+LOCAL_JUDGE = "smollm2-135m"
+
+
+@dataclass
+class EvalOptions:
+    """What `smol-envs eval` was asked, beside MODEL.
+
+    suite: "quick" or "full"; envs: run names or env ids (None: all); limit: at most this many
+    rows per run; output: the run set folder; resume: skip complete runs; judge: None (the
+    bundled local judge), an endpoint URL (with judge_model, judge_key_var) or a MODEL served
+    locally; threads: llama.cpp threads per server; argv: the command as typed (for the
+    resume line).
+    """
+
+    suite: str = "quick"
+    envs: list[str] | None = None
+    limit: int | None = None
+    output: Path = Path("eval-runs")
+    resume: bool = False
+    judge: str | None = None
+    judge_model: str | None = None
+    judge_key_var: str | None = None
+    threads: int = 2
+    fixed_threads: bool = False
+    argv: list[str] = field(default_factory=list)
+
+
+def endpoints_text(base_url: str, served_name: str, key_var: str | None) -> str:
+    """The endpoints.toml of one run set: CHAT_ALIAS and COMPLETIONS_ALIAS at `base_url`,
+    answering to `served_name`. Pure."""
+    entries = []
+    for alias, kind in ((CHAT_ALIAS, None), (COMPLETIONS_ALIAS, "openai_completions")):
+        entries += ["[[endpoint]]", f"endpoint_id = {json.dumps(alias)}",
+                    f"model = {json.dumps(served_name)}", f"url = {json.dumps(base_url)}",
+                    f"key = {json.dumps(key_var or LOCAL_KEY_VAR)}"]
+        entries += [f"type = {json.dumps(kind)}"] if kind else []
+        entries.append("")
+    return "# written by smol-envs eval for this run set\n" + "\n".join(entries)
+
+
+def vf_eval_argv(run: suites.SuiteRun, suite: str, limit: int | None, endpoints: Path,
+                 env_args: dict, output: Path) -> list[str]:
+    """The vf-eval arguments of `run` (without the program name). Pure."""
+    alias = COMPLETIONS_ALIAS if run.api == suites.COMPLETIONS else CHAT_ALIAS
+    return [run.env_id, "-e", str(endpoints), "-m", alias, "-a", json.dumps(env_args),
+            "-n", str(run.rows_for(suite, limit)), *run.flags, "-s", "-o", str(output),
+            "--disable-tui", *(["--disable-env-server"] if run.in_process else [])]
+
+
+def complete(folder: Path) -> bool:
+    """True when `folder` holds a finished run of ours with no errored row."""
+    meta_path, results = folder / "metadata.json", folder / "results.jsonl"
+    if not (meta_path.is_file() and results.is_file()):
+        return False
+    try:
+        if EVAL_KEY not in json.loads(meta_path.read_text()):
+            return False
+        rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    except ValueError:
+        return False
+    return bool(rows) and not any(r.get("error") for r in rows)
+
+
+def _run_vf_eval(argv: list[str], log_path: Path) -> None:
+    """vf-eval's main in this process, its stdout to `log_path`."""
+    from verifiers.legacy.scripts.eval import main as vf_eval_main
+
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "a", encoding="utf-8") as log, contextlib.redirect_stdout(log):
+        vf_eval_main(argv)
+
+
+def _finish(stage: Path, target: Path, extra: dict) -> int:
+    """Move the one results folder under `stage` to `target`, adding `extra` to its
+    metadata.json under EVAL_KEY; return its row count."""
+    found = list(stage.rglob("results.jsonl"))
+    if len(found) != 1:
+        raise SmolEnvsError(f"smol-envs eval: expected one results.jsonl under {stage}, found "
+                            f"{len(found)}")
+    source = found[0].parent
+    rows = sum(1 for line in found[0].read_text().splitlines() if line.strip())
+    meta_path = source / "metadata.json"
+    metadata = json.loads(meta_path.read_text())
+    metadata[EVAL_KEY] = {**extra, "rows": rows}
+    meta_path.write_text(json.dumps(metadata, indent=2) + "\n")
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.move(str(source), target)
+    shutil.rmtree(stage, ignore_errors=True)
+    return rows
+
+
+def _judge_args(spec: ModelSpec, base_url: str, opts: EvalOptions, services: Services,
+                log) -> tuple[dict, dict]:
+    """(smoltalkbench's judge arguments, the manifest's judge record)."""
+    if opts.judge is None or not opts.judge.startswith(("http://", "https://")):
+        judge_spec = spec if (opts.judge is None and spec.registry_key == LOCAL_JUDGE) else \
+            resolve(opts.judge or LOCAL_JUDGE)
+        url = base_url if judge_spec is spec else services.model_server(judge_spec)
+        args = {"judge_model": judge_spec.served_name, "judge_base_url": url,
+                "judge_api_key_var": "", "judge_label_bias": "tokens",
+                "judge_timeout_s": 600}
+        record = {"model": judge_spec.identity(), "bundled_local_judge": opts.judge is None}
+        return args, record
+    if not opts.judge_model:
+        raise SmolEnvsError("smol-envs eval: --judge URL needs --judge-model (the id its "
+                            "/v1/models lists)")
+    args = {"judge_model": opts.judge_model, "judge_base_url": opts.judge.rstrip("/"),
+            "judge_api_key_var": opts.judge_key_var or ""}
+    return args, {"endpoint": opts.judge, "model": opts.judge_model}
+
+
+def _resume_command(opts: EvalOptions) -> str:
+    argv = list(opts.argv)
+    if "--output" not in argv and "-o" not in argv:
+        argv += ["--output", str(opts.output)]
+    if "--resume" not in argv:
+        argv.append("--resume")
+    return "smol-envs eval " + shlex.join(argv)
+
+
+def progress_line(index: int, total: int, name: str, rows_done: int, rows_total: int,
+                  elapsed: float, what: str) -> str:
+    """One progress line: run k of n, rows done of the suite's total, elapsed and an estimate
+    of the rest from the rows per second so far. Pure."""
+    rest = ""
+    if rows_done and rows_total > rows_done:
+        rest = f", about {(rows_total - rows_done) * elapsed / rows_done / 60:.1f} min left"
+    return (f"smol-envs eval: [{index}/{total}] {name}: {what} ({rows_done} of about "
+            f"{rows_total} rows done, {elapsed / 60:.1f} min elapsed{rest})")
+
+
+def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
+    """Evaluate `spec` on `opts.suite` into `opts.output`; return the exit status (0 done, 1
+    an infrastructure failure, 130 interrupted). Stops every process it started."""
+    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+    chosen = suites.runs(opts.suite, opts.envs)
+    out = Path(opts.output).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    previous = manifests.read(out) if opts.resume else None
+    if previous and previous.get("model", {}).get("sha256") not in (None, spec.sha256):
+        raise SmolEnvsError(f"smol-envs eval: {out} holds runs of another model file "
+                            f"({previous['model'].get('given')}); use another --output")
+    todo = [r for r in chosen if not (opts.resume and complete(out / r.name))]
+    skipped = [r.name for r in chosen if r not in todo]
+    if skipped:
+        log(f"smol-envs eval: --resume: {len(skipped)} complete run(s) kept: "
+            f"{', '.join(skipped)}")
+    record = (previous or {}) | {
+        "model": spec.identity(), "engine": manifests.engine(spec.kind), "suite": opts.suite,
+        "limit": opts.limit, "started": manifests.now(), "ended": None,
+        "machine": manifests.machine(), "load_average_start": manifests.load_average(),
+        "command": "smol-envs eval " + shlex.join(opts.argv)}
+    record.setdefault("runs", {})
+    services = Services(threads=opts.threads, log=log, governed=not opts.fixed_threads)
+    started = time.monotonic()
+    rows_total = sum(max(r.rows_for(opts.suite, opts.limit), 0) or 1 for r in todo)
+    rows_done = 0
+    try:
+        base_url = services.model_server(spec)
+        key_var = spec.key_var if spec.kind == ENDPOINT else None
+        endpoints = out / "endpoints.toml"
+        endpoints.write_text(endpoints_text(base_url, spec.served_name, key_var))
+        record["model"]["served_at"] = base_url
+        extra_args: dict[str, dict] = {}
+        if any(r.judge for r in todo):
+            judge_args, record["judge"] = _judge_args(spec, base_url, opts, services, log)
+            extra_args["judge"] = judge_args
+        if any(r.scoring_service for r in todo):
+            extra_args["service"] = {"service_url": services.scoring_service()}
+        manifests.write(out, record)
+        for index, run in enumerate(todo, 1):
+            env_args = {**run.args_for(opts.suite),
+                        **(extra_args["judge"] if run.judge else {}),
+                        **(extra_args["service"] if run.scoring_service else {})}
+            stage = out / ".partial" / run.name
+            shutil.rmtree(stage, ignore_errors=True)
+            argv = vf_eval_argv(run, opts.suite, opts.limit, endpoints, env_args, stage)
+            log(progress_line(index, len(todo), run.name, rows_done, rows_total,
+                              time.monotonic() - started, "starting"))
+            load_before = manifests.load_average()
+            t0 = time.monotonic()
+            _run_vf_eval(argv, out / "logs" / f"{run.name}.log")
+            wall = time.monotonic() - t0
+            rows = _finish(stage, out / run.name, {
+                "suite": opts.suite, "run": run.name, "command": "vf-eval " + shlex.join(argv),
+                "wall_time_s": round(wall, 1), "load_average_before": load_before,
+                "load_average_after": manifests.load_average(), "model": spec.identity()})
+            rows_done += rows
+            record["runs"][run.name] = {"rows": rows, "wall_time_s": round(wall, 1),
+                                        "behaviour_version": _behaviour_version(out / run.name)}
+            manifests.write(out, record)
+            log(progress_line(index, len(todo), run.name, rows_done, rows_total,
+                              time.monotonic() - started, f"{rows} rows in {wall:.0f} s"))
+    except KeyboardInterrupt:
+        # A second Ctrl-C (or a handler verifiers installed re-raising) must not cut the
+        # cleanup short: stop what was started first, then say so.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        stopped = services.close()
+        saved = [r.name for r in chosen if complete(out / r.name)]
+        log(f"smol-envs eval: interrupted; saved {len(saved)} of {len(chosen)} runs in {out}"
+            f"{' (' + ', '.join(saved) + ')' if saved else ''}; stopped "
+            f"{', '.join(stopped) or 'nothing'}; resume: {_resume_command(opts)}")
+        return 130
+    finally:
+        previous_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        services.close()
+        signal.signal(signal.SIGINT, previous_handler)
+        record["ended"] = manifests.now()
+        record["load_average_end"] = manifests.load_average()
+        with contextlib.suppress(OSError):
+            manifests.write(out, record)
+        shutil.rmtree(out / ".partial", ignore_errors=True)
+    log(f"smol-envs eval: {len(todo)} run(s) in {(time.monotonic() - started) / 60:.1f} min; "
+        f"run set {out}")
+    return 0
+
+
+def _behaviour_version(folder: Path) -> str | None:
+    try:
+        return json.loads((folder / "metadata.json").read_text()).get("behaviour_version")
+    except (OSError, ValueError):
+        return None
+
+
+def guarded_evaluate(spec: ModelSpec, opts: EvalOptions) -> int:
+    """`evaluate`, with an infrastructure failure as one line and status 1."""
+    try:
+        return evaluate(spec, opts)
+    except InfrastructureError as exc:
+        print(f"{exc} (smol-envs eval stopped; complete runs are kept in {opts.output}; "
+              f"resume: {_resume_command(opts)})", file=sys.stderr)
+        return 1
+
+
+def environment_ready() -> None:
+    """Make the local API key variable defined (a local server needs no key)."""
+    os.environ.setdefault(LOCAL_KEY_VAR, "EMPTY")

@@ -1,0 +1,102 @@
+"""Start and stop what a `smol-envs eval` run needs: the model server for a model file, the
+local judge's server, the smolscript scoring service.
+
+Each is started on a free port through the one process manager (`procman`, by way of
+`serve.start_with_owner` and `smolscript_sandbox.control.start_owned`), and `Services.close`
+stops exactly the processes this run started (also after Ctrl-C or a failure: `run` calls it
+in a `finally`). A model that is an endpoint starts nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from dataclasses import dataclass, field
+
+from .. import models, serve
+from .model import ENDPOINT, ModelSpec
+
+HOST = "127.0.0.1"
+
+
+def free_port(host: str = HOST) -> int:
+    """A TCP port nothing listens on right now (the kernel's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Services:
+    """The processes one run started, to be stopped by `close` (the order is recorded).
+
+    Attributes:
+        threads: llama.cpp threads of each model server (the most a decode uses).
+        governed: each decode uses only the cores other programs leave free
+            (`serve --governed-threads`): on a shared machine, 2 fixed threads beside busy
+            programs stalled generation (a pico row took 100-400 s at load average 13-26).
+        log: where progress lines go (a callable taking one line).
+    """
+
+    threads: int = 2
+    log: object = print
+    governed: bool = True
+    started_models: list[int] = field(default_factory=list)
+    started_sandbox: list[object] = field(default_factory=list)
+
+    def model_server(self, spec: ModelSpec) -> str:
+        """The base URL serving `spec`: its endpoint as given, else a new server of its GGUF on
+        a free port (ready after one real completion). Raises InfrastructureError."""
+        if spec.kind == ENDPOINT:
+            return spec.base_url
+        if spec.registry_key is not None:
+            local = models.get(spec.registry_key)
+        else:
+            local = models.file_model(spec.gguf, spec.served_name)
+        port = free_port()
+        self.log(f"smol-envs eval: starting the model server for {spec.served_name} on port "
+                 f"{port}")
+        if serve.start_with_owner(HOST, port, self.threads, local, self.governed):
+            self.started_models.append(port)
+        return serve.base_url(HOST, port)
+
+    def scoring_service(self) -> str:
+        """The smolscript scoring service's URL: $SMOLSCRIPT_SANDBOX_URL when set, else ours,
+        started on a free port. Raises InfrastructureError (the sandbox's)."""
+        if os.environ.get("SMOLSCRIPT_SANDBOX_URL"):
+            return os.environ["SMOLSCRIPT_SANDBOX_URL"].rstrip("/")
+        from smolscript_sandbox import control
+        from smolscript_sandbox.config import ServiceConfig
+
+        config = ServiceConfig.from_env(host=HOST, port=free_port())
+        self.log(f"smol-envs eval: starting the smolscript scoring service on port "
+                 f"{config.port}")
+        _, started = control.start_owned(config)
+        if started:
+            self.started_sandbox.append(config)
+        return config.base_url.rstrip("/")
+
+    def close(self) -> list[str]:
+        """Stop everything this run started; returns what was stopped, in words. Never
+        raises (a stop that fails is reported on stderr)."""
+        stopped = []
+        for port in self.started_models:
+            try:
+                serve.stop(port)
+                stopped.append(f"model server on port {port}")
+            except Exception as exc:  # noqa: BLE001 - keep stopping the others
+                print(f"smol-envs eval: could not stop the model server on port {port}: {exc}",
+                      file=sys.stderr)
+        for config in self.started_sandbox:
+            try:
+                from smolscript_sandbox import control
+
+                control.stop(config)
+                stopped.append(f"scoring service on port {config.port}")
+            except Exception as exc:  # noqa: BLE001
+                print(f"smol-envs eval: could not stop the scoring service: {exc}",
+                      file=sys.stderr)
+        self.started_models.clear()
+        self.started_sandbox.clear()
+        return stopped
