@@ -56,7 +56,7 @@ class RunFailurePolicy:
         """
         install_excepthook()
         saved = kwargs.get("results_path") if kwargs.get("save_results") else None
-        started = process_start()
+        started = time.time()  # the run's own start (several runs may share a process)
         try:
             await self.preflight(kwargs.get("client", args[1] if len(args) > 1 else None))
             await served_model_check(kwargs.get("client", args[1] if len(args) > 1 else None),
@@ -135,17 +135,6 @@ def exit_nonzero_at_exit() -> None:
         return
     atexit.register(_exit_1)
     _EXIT_REGISTERED = True
-
-
-def process_start() -> float:
-    """When this process started (POSIX seconds): the start of the command that runs the
-    evaluation (vf-eval's own start-up included), or now where psutil cannot tell."""
-    try:
-        import psutil
-
-        return psutil.Process().create_time()
-    except Exception:  # noqa: BLE001 - a platform without process times
-        return time.time()
 
 
 def record_in_metadata(outputs: Any, folder: Path | None, fields: dict[str, Any]) -> None:
