@@ -34,7 +34,7 @@ from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
 from .mc import mc_record
 from .prompts import PROMPT_STYLES, mc_request
-from .scorer import BEHAVIOUR_VERSION, declaration, score_choice, score_reply
+from .scorer import BEHAVIOUR_VERSION, declaration, score_choice, score_reply_bounded
 from .tasks import (
     BFCL,
     BFCL_CATEGORIES,
@@ -71,9 +71,12 @@ class TaskRubric(DeclaredRubric):
     def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False):
         super().__init__(declaration(kind, headline), self.score_of)
         self.kind, self.headline, self.rows, self.tier2 = kind, headline, rows, tier2
+        self.deadline_s = math500.SCORE_DEADLINE_S
 
-    def score_of(self, state: dict) -> Score:
-        """The rollout's Score; the task's own record is also kept in `state["score_record"]`.
+    def score_of(self, state: dict) -> Score | Any:
+        """The rollout's Score (an awaitable of it for generated tasks: math_500 is scored in
+        a worker process with a deadline, `scorer.score_reply_bounded`); the task's own
+        record is also kept in `state["score_record"]`.
 
         Raises:
             InfrastructureError: a multiple-choice rollout without log-likelihoods.
@@ -83,9 +86,14 @@ class TaskRubric(DeclaredRubric):
             if record is None:
                 raise InfrastructureError("model endpoint", "no log-likelihoods were recorded")
             score = score_choice(record, self.headline)
-        else:
-            row = self.rows[state["info"]["id"]]
-            score = score_reply(classic_reply(state), row, self.kind, self.headline, self.tier2)
+            state[LEGACY_RECORD_KEY] = score.details
+            return score
+        return self._score_generated(state)
+
+    async def _score_generated(self, state: dict) -> Score:
+        row = self.rows[state["info"]["id"]]
+        score = await score_reply_bounded(classic_reply(state), row, self.kind, self.headline,
+                                          self.tier2, self.deadline_s)
         state[LEGACY_RECORD_KEY] = score.details
         return score
 

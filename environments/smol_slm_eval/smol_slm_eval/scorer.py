@@ -12,6 +12,7 @@ task's headline metric as the reward (`tasks.KIND_METRICS` lists the names). The
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -38,7 +39,7 @@ DOCS = {
     "ast_match": "1.0 when the calls pass the AST checker (Tier 2; 0.0 when Tier 2 is off).",
     "empty_response": EMPTY_RESPONSE_DOC,
 }
-FAILURE_KINDS = ("empty_response", "unparseable", "wrong_answer")
+FAILURE_KINDS = ("empty_response", "unparseable", "wrong_answer", math500.TIMEOUT_FAILURE)
 
 
 @cache
@@ -53,7 +54,9 @@ def declaration(kind: str, headline: str) -> Declaration:
     return Declaration(ENV_ID, BEHAVIOUR_VERSION, metrics, FAILURE_KINDS, RECORD_KEY)
 
 
-def _failure(metrics: Mapping[str, float], headline: str) -> str | None:
+def _failure(metrics: Mapping[str, float], headline: str, record: Mapping[str, Any]) -> str | None:
+    if record.get("timed_out"):
+        return math500.TIMEOUT_FAILURE
     if metrics[headline] == 1.0:
         return None
     if metrics.get("empty_response"):
@@ -78,13 +81,10 @@ def score_reply(reply: str, row: Mapping[str, Any], kind: str, headline: str,
     Raises:
         ValueError: `kind` is not a generated kind.
     """
-    empty = float(not reply.strip())
     if kind == MATH:
-        record = math500.math_record(reply, row["answer"])
-        metrics = {"exact_match": record["exact_match"], "unparseable": record["unparseable"],
-                   "empty_response": empty}
-        parsed = record["answer"]
-    elif kind == BFCL:
+        return math_score(math500.math_record(reply, row["answer"]), reply, headline)
+    empty = float(not reply.strip())
+    if kind == BFCL:
         record = bfcl.bfcl_record(reply, dict(row), tier2)
         metrics = {"valid_json": record["valid_json"],
                    "function_name_match": record["function_name_match"],
@@ -93,7 +93,36 @@ def score_reply(reply: str, row: Mapping[str, Any], kind: str, headline: str,
     else:
         raise ValueError(f"score_reply scores generated tasks, not {kind!r}")
     return declaration(kind, headline).score(
-        metrics, parsed=parsed, failure=_failure(metrics, headline), details=record)
+        metrics, parsed=parsed, failure=_failure(metrics, headline, record), details=record)
+
+
+def math_score(record: Mapping[str, Any], reply: str, headline: str) -> Score:
+    """The Score of a math_500 reply from its `math500.math_record` (or
+    `bounded_math_record`: a comparison cut at its deadline fails as `scorer_timeout`, with
+    the reason)."""
+    metrics = {"exact_match": record["exact_match"], "unparseable": record["unparseable"],
+               "empty_response": float(not reply.strip())}
+    return declaration(MATH, headline).score(
+        metrics, parsed=record["answer"], reason=record.get("timed_out", ""),
+        failure=_failure(metrics, headline, record), details=dict(record))
+
+
+async def score_reply_bounded(reply: str, row: Mapping[str, Any], kind: str, headline: str,
+                              tier2: bool = False,
+                              deadline_s: float = math500.SCORE_DEADLINE_S) -> Score:
+    """`score_reply` for the adapters: math_500's comparison runs in a worker process with a
+    deadline (`math500.bounded_math_record`) from a thread, so a reply that hangs math-verify
+    costs at most `deadline_s` and holds no other rollout; bfcl_v4 is scored in place.
+
+    Raises:
+        DataError: a gold answer math-verify cannot parse; InfrastructureError: the worker
+        process died.
+    """
+    if kind != MATH:
+        return score_reply(reply, row, kind, headline, tier2)
+    record = await asyncio.to_thread(math500.bounded_math_record, reply, row["answer"],
+                                     deadline_s)
+    return math_score(record, reply, headline)
 
 
 def score_choice(record: Mapping[str, Any], headline: str) -> Score:
@@ -102,4 +131,5 @@ def score_choice(record: Mapping[str, Any], headline: str) -> Score:
     metrics = {"acc": record["acc"], "acc_norm": record["acc_norm"]}
     chosen = record["pred_norm" if headline == "acc_norm" else "pred"]
     return declaration(MC, headline).score(
-        metrics, parsed=chosen, failure=_failure(metrics, headline), details=dict(record))
+        metrics, parsed=chosen, failure=_failure(metrics, headline, record),
+        details=dict(record))
