@@ -68,9 +68,11 @@ class TaskRubric(DeclaredRubric):
     `scorer.score_reply` (math_500, bfcl_v4) or `scorer.score_choice` (multiple choice, from
     the log-likelihoods `LoglikEnv` recorded)."""
 
-    def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False):
+    def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False,
+                 mode: str = "smol"):
         super().__init__(declaration(kind, headline), self.score_of)
         self.kind, self.headline, self.rows, self.tier2 = kind, headline, rows, tier2
+        self.mode = mode
         self.deadline_s = math500.SCORE_DEADLINE_S
 
     def score_of(self, state: dict) -> Score | Any:
@@ -93,7 +95,7 @@ class TaskRubric(DeclaredRubric):
     async def _score_generated(self, state: dict) -> Score:
         row = self.rows[state["info"]["id"]]
         score = await score_reply_bounded(classic_reply(state), row, self.kind, self.headline,
-                                          self.tier2, self.deadline_s)
+                                          self.tier2, self.mode, self.deadline_s)
         state[LEGACY_RECORD_KEY] = score.details
         return score
 
@@ -164,21 +166,46 @@ def _select(rows: list[dict], num_examples: int) -> list[dict]:
     return rows if num_examples is None or num_examples < 0 else rows[:num_examples]
 
 
+def headline_of(task: str, enable_tier2_metric: bool | None, bfcl_mode: str) -> str:
+    """The task's reward metric. BFCL: `ast_match` where the checker exists (the seven
+    single-turn categories) unless `enable_tier2_metric` is False, or in the seed mode unless it
+    is True (the seed's default is Tier 1); multi-turn: `function_name_match`.
+
+    Raises:
+        ConfigError: Tier 2 asked for a multi-turn task.
+    """
+    spec = TASKS[task]
+    if spec.kind != BFCL:
+        return spec.metric
+    if bfcl_task_category(task) in BFCL_MULTI_TURN:
+        if enable_tier2_metric:
+            raise ConfigError(f"{task}: multi-turn BFCL has no Tier 2 here (the official metric "
+                              "is interactive: run BFCL's own runner); use "
+                              "enable_tier2_metric=false")
+        return spec.metric
+    tier2 = enable_tier2_metric if enable_tier2_metric is not None else bfcl_mode != "seed"
+    return "ast_match" if tier2 else spec.metric
+
+
+def _bfcl_info(row: dict, task: str, headline: str) -> dict:
+    return {"id": row["id"], "benchmark": task, "category": row["category"],
+            "headline_metric": headline,
+            "first_offered_baseline": bfcl.first_offered_baseline(row)}
+
+
 def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed",
-                   data_path: str | None = None, enable_tier2_metric: bool = False,
-                   bfcl_categories: list[str] | None = None) -> vf.Environment:
+                   data_path: str | None = None, enable_tier2_metric: bool | None = None,
+                   bfcl_categories: list[str] | None = None,
+                   bfcl_mode: str = "smol") -> vf.Environment:
     """One task's environment (rows loaded and checked here; see `load_environment`)."""
     spec = TASKS[task]
+    headline = headline_of(task, enable_tier2_metric, bfcl_mode)
     rows = load_rows(task, data_path)
     if spec.kind == BFCL and bfcl_categories:
         rows = [r for r in rows if r["category"] in bfcl_categories]
     rows = _select(rows, num_examples)
     by_id = {r["id"]: r for r in rows}
-    if enable_tier2_metric and bfcl_task_category(task) in BFCL_MULTI_TURN:
-        raise ConfigError(f"{task}: multi-turn BFCL has no Tier 2 here (the official metric is "
-                          "interactive: run BFCL's own runner); use enable_tier2_metric=false")
-    headline = "ast_match" if spec.kind == BFCL and enable_tier2_metric else spec.metric
-    rubric = TaskRubric(spec.kind, headline, by_id, tier2=enable_tier2_metric)
+    rubric = TaskRubric(spec.kind, headline, by_id, tier2=True, mode=bfcl_mode)
     if spec.kind == MC:
         items = {r["id"]: mc_request(task, r, prompt_style) for r in rows}
         records = [{"prompt": [{"role": "user", "content": (
@@ -194,16 +221,16 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
         sampling = {"temperature": 0.0, "stop": math500.STOP, "max_tokens": math500.MAX_TOKENS}
     else:
         records = [{"prompt": [{"role": "user", "content": bfcl.bfcl_prompt(r)}],
-                    "answer": "", "info": {"id": r["id"], "benchmark": task,
-                                           "category": r["category"]}} for r in rows]
-        sampling = {"temperature": 0.0, "stop": bfcl.STOP, "max_tokens": bfcl.MAX_TOKENS}
+                    "answer": "", "info": _bfcl_info(r, task, headline)} for r in rows]
+        sampling = {"temperature": 0.0, "stop": bfcl.stop_strings(bfcl_mode),
+                    "max_tokens": bfcl.MAX_TOKENS}
     return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling)
 
 
 def load_environment(task: str = "hellaswag", num_examples: int = -1,
                      prompt_style: str = "seed", data_path: str | None = None,
-                     enable_tier2_metric: bool = False, bfcl_category: str | None = None,
-                     **kwargs: Any) -> vf.Environment:
+                     enable_tier2_metric: bool | None = None, bfcl_category: str | None = None,
+                     bfcl_mode: str = "smol", **kwargs: Any) -> vf.Environment:
     """Build the smol-slm-eval environment for one task or a group.
 
     Args:
@@ -212,9 +239,13 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
         num_examples: rows per task; -1 = all.
         prompt_style: "seed" (bare context/question) or "lm_eval" (lm-evaluation-harness's).
         data_path: a local file (Hub schema) or BFCL data folder for a single task.
-        enable_tier2_metric: bfcl_v4: score `ast_match` as the reward (Tier 2).
+        enable_tier2_metric: bfcl_v4: True: `ast_match` is the reward (Tier 2; refused for
+            multi-turn tasks); False: `function_name_match` (Tier 1); None (default): Tier 2
+            where the checker exists (single-turn), except in the seed mode.
         bfcl_category: bfcl_v4: keep one of the seven single-turn categories (the four
             multi-turn ones are tasks by name: bfcl_v4_multi_turn_base, ...).
+        bfcl_mode: "smol" (default: stop strings and parsing that keep a fenced answer whole)
+            or "seed" (the seed's own, for agreement checks); see `bfcl.MODES`.
         **kwargs: refused (UnknownArgumentError, a TypeError naming the valid arguments): a
             misspelled argument must not silently run the defaults.
 
@@ -234,10 +265,12 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
         raise ConfigError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
     if bfcl_category is not None and bfcl_category not in BFCL_CATEGORIES:
         raise ConfigError(f"bfcl_category must be one of {BFCL_CATEGORIES}")
+    if bfcl_mode not in bfcl.MODES:
+        raise ConfigError(f"bfcl_mode must be one of {bfcl.MODES}, got {bfcl_mode!r}")
     if data_path is not None and task in GROUPS:
         raise ConfigError("data_path applies to a single task, not a group")
     options = {"num_examples": num_examples, "prompt_style": prompt_style,
-               "enable_tier2_metric": enable_tier2_metric,
+               "enable_tier2_metric": enable_tier2_metric, "bfcl_mode": bfcl_mode,
                "bfcl_categories": [bfcl_category] if bfcl_category else None}
     if task not in GROUPS:
         return build_task_env(task, data_path=data_path, **options)

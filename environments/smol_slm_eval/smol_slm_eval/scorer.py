@@ -23,7 +23,7 @@ from . import bfcl, math500
 from .tasks import BFCL, KIND_METRICS, MATH, MC
 
 ENV_ID = "smol-slm-eval"
-BEHAVIOUR_VERSION = "1.0.0"
+BEHAVIOUR_VERSION = "2.0.0"
 RECORD_KEY = "slm_eval_score"
 DOCS = {
     "acc": "1.0 when the highest summed log-likelihood is the gold choice's (multiple choice).",
@@ -33,10 +33,14 @@ DOCS = {
     "unparseable": "1.0 when the answer is empty or math-verify cannot parse it (the seed's "
                    "meaning: such a row is decided by string comparison); diagnostic, weight 0.",
     "valid_json": "1.0 when the answer is a JSON array of {name, arguments} calls (bfcl_v4 "
-                  "Tier 1).",
-    "function_name_match": "1.0 when the called names equal the expected ones (irrelevance: no "
-                           "call) (Tier 1).",
-    "ast_match": "1.0 when the calls pass the AST checker (Tier 2; 0.0 when Tier 2 is off).",
+                  "Tier 1 diagnostic: calling the first offered function earns it).",
+    "function_name_match": "1.0 when the first called name is the first expected one "
+                           "(irrelevance: no call attempted) (Tier 1; the headline only when "
+                           "asked for or on multi-turn tasks: a blind first-offered call earns "
+                           "it on every single-function row).",
+    "ast_match": "1.0 when the calls pass the AST checker: names, arguments, types, values, "
+                 "no extra call or argument (Tier 2, the single-turn headline; 0.0 on "
+                 "multi-turn tasks, which have no checker).",
     "empty_response": EMPTY_RESPONSE_DOC,
 }
 FAILURE_KINDS = ("empty_response", "unparseable", "wrong_answer", math500.TIMEOUT_FAILURE)
@@ -67,7 +71,7 @@ def _failure(metrics: Mapping[str, float], headline: str, record: Mapping[str, A
 
 
 def score_reply(reply: str, row: Mapping[str, Any], kind: str, headline: str,
-                tier2: bool = False) -> Score:
+                tier2: bool = False, mode: str = "smol") -> Score:
     """Score a generated reply (math_500 or bfcl_v4) against its row.
 
     Args:
@@ -75,6 +79,7 @@ def score_reply(reply: str, row: Mapping[str, Any], kind: str, headline: str,
         row: the task's data row (math: `answer`; bfcl: `category`, `possible_answer`, ...).
         kind: MATH or BFCL; headline: the reward's metric name.
         tier2: bfcl_v4: compute `ast_match` (else it is 0.0).
+        mode: bfcl_v4: "smol" or "seed" parsing (`bfcl.MODES`).
     Returns:
         the Score; `details` holds the task's own record (answer, calls, ...), `parsed` the
         extracted answer (math) or calls (bfcl).
@@ -85,7 +90,7 @@ def score_reply(reply: str, row: Mapping[str, Any], kind: str, headline: str,
         return math_score(math500.math_record(reply, row["answer"]), reply, headline)
     empty = float(not reply.strip())
     if kind == BFCL:
-        record = bfcl.bfcl_record(reply, dict(row), tier2)
+        record = bfcl.bfcl_record(reply, dict(row), tier2, mode)
         metrics = {"valid_json": record["valid_json"],
                    "function_name_match": record["function_name_match"],
                    "ast_match": record["ast_match"] or 0.0, "empty_response": empty}
@@ -108,7 +113,7 @@ def math_score(record: Mapping[str, Any], reply: str, headline: str) -> Score:
 
 
 async def score_reply_bounded(reply: str, row: Mapping[str, Any], kind: str, headline: str,
-                              tier2: bool = False,
+                              tier2: bool = False, mode: str = "smol",
                               deadline_s: float = math500.SCORE_DEADLINE_S) -> Score:
     """`score_reply` for the adapters: math_500's comparison runs in a worker process with a
     deadline (`math500.bounded_math_record`) from a thread, so a reply that hangs math-verify
@@ -119,7 +124,7 @@ async def score_reply_bounded(reply: str, row: Mapping[str, Any], kind: str, hea
         process died.
     """
     if kind != MATH:
-        return score_reply(reply, row, kind, headline, tier2)
+        return score_reply(reply, row, kind, headline, tier2, mode)
     record = await asyncio.to_thread(math500.bounded_math_record, reply, row["answer"],
                                      deadline_s)
     return math_score(record, reply, headline)
