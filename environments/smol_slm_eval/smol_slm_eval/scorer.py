@@ -42,8 +42,13 @@ DOCS = {
                  "no extra call or argument (Tier 2, the single-turn headline; 0.0 on "
                  "multi-turn tasks, which have no checker).",
     "empty_response": EMPTY_RESPONSE_DOC,
+    "not_scorable": "1.0 when the row's prompt and reply budget cannot fit the endpoint's "
+                    "context: no request was made (or the endpoint refused the prompt), and "
+                    "the row is excluded from every score and counted in the report.",
 }
-FAILURE_KINDS = ("empty_response", "unparseable", "wrong_answer", math500.TIMEOUT_FAILURE)
+NOT_SCORABLE = "prompt_too_long"
+FAILURE_KINDS = ("empty_response", "unparseable", "wrong_answer", math500.TIMEOUT_FAILURE,
+                 NOT_SCORABLE)
 
 
 @cache
@@ -93,7 +98,8 @@ def score_reply(reply: str, row: Mapping[str, Any], kind: str, headline: str,
         record = bfcl.bfcl_record(reply, dict(row), tier2, mode)
         metrics = {"valid_json": record["valid_json"],
                    "function_name_match": record["function_name_match"],
-                   "ast_match": record["ast_match"] or 0.0, "empty_response": empty}
+                   "ast_match": record["ast_match"] or 0.0, "empty_response": empty,
+                   "not_scorable": 0.0}
         parsed = record["calls"]
     else:
         raise ValueError(f"score_reply scores generated tasks, not {kind!r}")
@@ -106,7 +112,7 @@ def math_score(record: Mapping[str, Any], reply: str, headline: str) -> Score:
     `bounded_math_record`: a comparison cut at its deadline fails as `scorer_timeout`, with
     the reason)."""
     metrics = {"exact_match": record["exact_match"], "unparseable": record["unparseable"],
-               "empty_response": float(not reply.strip())}
+               "empty_response": float(not reply.strip()), "not_scorable": 0.0}
     return declaration(MATH, headline).score(
         metrics, parsed=record["answer"], reason=record.get("timed_out", ""),
         failure=_failure(metrics, headline, record), details=dict(record))
@@ -128,6 +134,16 @@ async def score_reply_bounded(reply: str, row: Mapping[str, Any], kind: str, hea
     record = await asyncio.to_thread(math500.bounded_math_record, reply, row["answer"],
                                      deadline_s)
     return math_score(record, reply, headline)
+
+
+def not_scorable(kind: str, headline: str, reason: str) -> Score:
+    """The Score of a generated row whose prompt cannot fit the endpoint's context: every
+    metric 0 except `not_scorable` 1.0, failure `prompt_too_long` with `reason`. Reports
+    exclude such rows from every score and count them (`composite.pool`)."""
+    metrics = {name: 0.0 for name in KIND_METRICS[kind]}
+    metrics["not_scorable"] = 1.0
+    return declaration(kind, headline).score(metrics, reason=reason, failure=NOT_SCORABLE,
+                                             details={"not_scorable": reason})
 
 
 def score_choice(record: Mapping[str, Any], headline: str) -> Score:
