@@ -103,3 +103,17 @@ def test_a_row_that_cannot_fit_is_not_scorable_and_excluded(local_model_base_url
     assert "1 rows not scorable" in body.status
     assert any("not scorable, math_500" in note and "m2" in note for note in body.notes)
     assert composite.not_scorable_rows([read_results(run)]) == {"math_500": ["m2"]}
+
+
+@pytest.mark.e2e
+def test_vf_eval_refuses_multi_turn_bfcl_on_a_2048_token_server(local_model_base_url,
+                                                                 local_model_name,
+                                                                 archive_cache, tmp_path):
+    from tests.support.vf_eval import vf_eval
+
+    done = vf_eval("smol-slm-eval", local_model_base_url, local_model_name,
+                   {"task": "bfcl_v4_multi_turn_base"}, "-n", "4", "-r", "1",
+                   "--api-client-type", "openai_completions", cwd=tmp_path, timeout=600)
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if "--n-ctx 8192" in line]
+    assert len(lines) == 1 and "2048-token context" in lines[0], done.stderr[-2000:]

@@ -127,9 +127,12 @@ class TaskEnv(EvalOnly, PolicyEnv):
 
     Before its first request it checks the run's context needs (`smol_envs_core.context`):
     every row's prompt plus reply budget against the endpoint's context. A run whose rows
-    mostly cannot fit is refused (ContextTooSmallError, one line naming the context needed);
-    a row that cannot fit gets no request and is scored not scorable.
+    mostly cannot fit is refused (ContextTooSmallError, one line naming the context needed),
+    unless the task is one component of a group (`refuse_mostly_too_long` False: the group's
+    other tasks still run); a row that cannot fit gets no request and is scored not scorable.
     """
+
+    refuse_mostly_too_long = True
 
     behaviour_version = BEHAVIOUR_VERSION
 
@@ -150,7 +153,8 @@ class TaskEnv(EvalOnly, PolicyEnv):
                            in zip(dataset["info"], dataset["prompt"], strict=True)}
                 check = await context.check_context(
                     base_url, prompts, int(self.sampling_args.get("max_tokens") or 0))
-                context.refuse_mostly_too_long(check, self.task, base_url or None)
+                if self.refuse_mostly_too_long:
+                    context.refuse_mostly_too_long(check, self.task, base_url or None)
                 self.context_check = check
         return self.context_check
 
@@ -337,7 +341,11 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
     names, envs, missing = [], [], []
     for name in GROUPS[task]:
         try:
-            envs.append(build_task_env(name, **options))
+            component = build_task_env(name, **options)
+            # In a group, a task whose rows cannot fit the context leaves them not scorable
+            # (counted and named by the report) instead of refusing the other tasks' run.
+            component.refuse_mostly_too_long = False
+            envs.append(component)
             names.append(name)
         except DataUnavailableError as exc:
             missing.append(f"{name} ({exc})")
