@@ -33,7 +33,7 @@ async def score_timed(rubric: TaskRubric, state: dict, started: float) -> float:
     return time.monotonic() - started
 
 
-def test_hanging_replies_fail_at_the_deadline_and_hold_no_other_rollout():
+def test_hanging_replies_fail_at_the_deadline_and_hold_no_other_rollout(capsys):
     rubric = TaskRubric(MATH, "exact_match", ROWS)
     rubric.deadline_s = DEADLINE_S
     # Warm the workers first: their start (imports) is not part of any reply's deadline.
@@ -60,6 +60,10 @@ def test_hanging_replies_fail_at_the_deadline_and_hold_no_other_rollout():
     # wait for a worker at most one deadline plus a replacement worker's start, never the
     # minutes an unbounded comparison takes.
     ordinary = [t for rid, t in times.items() if rid not in HANGING]
+    with capsys.disabled():
+        print(f"\nMATH-500 deadline {DEADLINE_S:g} s: wall {wall:.1f} s; hanging "
+              + ", ".join(f"{times[r]:.1f} s" for r in HANGING) + "; ordinary max "
+              f"{max(ordinary):.1f} s")
     assert max(ordinary) < 3 * DEADLINE_S + 30, times
     assert wall < 4 * DEADLINE_S + 40, (wall, times)
 

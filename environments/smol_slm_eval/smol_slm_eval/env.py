@@ -140,12 +140,17 @@ class TaskEnv(EvalOnly, PolicyEnv):
         super().__init__(*args, **kwargs)
         self.task = task
         self.context_check: context.ContextCheck | None = None
+        self._context_refusal: context.ContextTooSmallError | None = None
         self._context_lock: asyncio.Lock | None = None
 
     async def _checked_context(self, client: Any) -> context.ContextCheck:
+        """The run's ContextCheck, made once (the first rollout asks; the others wait);
+        a refusal is kept and raised again for every rollout without asking anew."""
         if self._context_lock is None:
             self._context_lock = asyncio.Lock()
         async with self._context_lock:
+            if self._context_refusal is not None:
+                raise self._context_refusal
             if self.context_check is None:
                 base_url = str(getattr(client, "base_url", ""))
                 dataset = self.get_eval_dataset()
@@ -154,7 +159,11 @@ class TaskEnv(EvalOnly, PolicyEnv):
                 check = await context.check_context(
                     base_url, prompts, int(self.sampling_args.get("max_tokens") or 0))
                 if self.refuse_mostly_too_long:
-                    context.refuse_mostly_too_long(check, self.task, base_url or None)
+                    try:
+                        context.refuse_mostly_too_long(check, self.task, base_url or None)
+                    except context.ContextTooSmallError as exc:
+                        self._context_refusal = exc
+                        raise
                 self.context_check = check
         return self.context_check
 
