@@ -37,7 +37,9 @@ def test_hanging_replies_fail_at_the_deadline_and_hold_no_other_rollout(capsys):
     rubric = TaskRubric(MATH, "exact_match", ROWS)
     rubric.deadline_s = DEADLINE_S
     # Warm the workers first: their start (imports) is not part of any reply's deadline.
+    started = time.monotonic()
     asyncio.run(rubric.ensure_scored(state_for("r2", "\\boxed{2}")))
+    worker_start = time.monotonic() - started
     states = {rid: state_for(rid, HANGING.get(rid, f"\\boxed{{{row['answer']}}}"))
               for rid, row in ROWS.items()}
 
@@ -57,15 +59,17 @@ def test_hanging_replies_fail_at_the_deadline_and_hold_no_other_rollout(capsys):
         else:
             assert record["reward"] == 1.0 and record["failure"] is None, record
     # Two workers: both hanging replies are cut at about 4 s each; the four ordinary replies
-    # wait for a worker at most one deadline plus a replacement worker's start, never the
-    # minutes an unbounded comparison takes.
+    # wait for a worker at most one deadline plus the start of replacement workers (their
+    # imports: about 5 s idle, 25 s at load average 15; measured here by the warm-up), never
+    # the minutes an unbounded comparison takes.
     ordinary = [t for rid, t in times.items() if rid not in HANGING]
+    bound = DEADLINE_S + 2 * worker_start + 15
     with capsys.disabled():
         print(f"\nMATH-500 deadline {DEADLINE_S:g} s: wall {wall:.1f} s; hanging "
               + ", ".join(f"{times[r]:.1f} s" for r in HANGING) + "; ordinary max "
-              f"{max(ordinary):.1f} s")
-    assert max(ordinary) < 3 * DEADLINE_S + 30, times
-    assert wall < 4 * DEADLINE_S + 40, (wall, times)
+              f"{max(ordinary):.1f} s (bound {bound:.1f} s; a worker's start {worker_start:.1f} s)")
+    assert max(ordinary) < bound, times
+    assert max(times[r] for r in HANGING) < bound, times
 
 
 def test_pool_kills_a_late_call_and_keeps_serving():

@@ -145,12 +145,18 @@ class DeadlinePool:
             raise ValueError(f"size must be >= 1, got {size}")
         self.name, self.memory_bytes = name, memory_bytes
         self.preload = tuple(preload)
+        self.size = size
         self._slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
+        self._started = False
 
     def _take(self) -> _Worker:
         with self._lock:
+            if not self._started:  # start every worker at once: their imports overlap
+                self._started = True
+                self._idle += [_Worker(self.memory_bytes, self.preload)
+                               for _ in range(self.size)]
             while self._idle:
                 worker = self._idle.pop()
                 if worker.is_alive():
