@@ -48,6 +48,7 @@ def test_arguments_table_matches_signature():
     ({"prompt_style": "harness"}, "prompt_style"),
     ({"task": "bfcl_v4", "bfcl_category": "live"}, "bfcl_category"),
     ({"task": "slm", "data_path": "x.jsonl"}, "single task"),
+    ({"task": "bfcl_v4", "bfcl_mode": "lenient"}, "bfcl_mode must be one of"),
 ])
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ConfigError, match=message):

@@ -165,7 +165,7 @@ def ours_bfcl(base_url: str, model: str) -> dict[str, list[dict]]:
         out: dict[str, list[dict]] = {}
         for category in BFCL_CATEGORIES:
             env = load_environment(task="bfcl_v4", bfcl_category=category,
-                                   num_examples=BFCL_ROWS)
+                                   num_examples=BFCL_ROWS, bfcl_mode="seed")
             out[category] = []
             for record in env.get_eval_dataset():
                 prompt = record["prompt"][0]["content"]
@@ -174,7 +174,7 @@ def ours_bfcl(base_url: str, model: str) -> dict[str, list[dict]]:
                 text = reply.choices[0].text
                 row = rows[record["info"]["id"]]
                 out[category].append({"id": row["id"], "prompt": prompt, "text": text,
-                                      **bfcl.bfcl_record(text, row, tier2=False)})
+                                      **bfcl.bfcl_record(text, row, tier2=False, mode="seed")})
         return out
 
     return asyncio.run(run())

@@ -66,7 +66,7 @@ def test_prompts_and_tier1_equal_the_seeds_on_every_row(archive_cache, tmp_path,
             prompt_differ.append(row["id"])
         for reply, score in zip(replies[row["id"]], theirs["scores"], strict=True):
             checked += 1
-            record = bfcl.bfcl_record(reply, row, tier2=False)
+            record = bfcl.bfcl_record(reply, row, tier2=False, mode="seed")
             if (record["valid_json"], record["function_name_match"]) != (
                     score["valid_json"], score["function_name_match"]):
                 score_differ.append((row["id"], reply[:60], score))

@@ -17,12 +17,26 @@ The definition is the seed suite's (`slm-eval` 0.0.1, `tasks/slm/bfcl_v4`; read 
   `"name"` + `"arguments"` payload, no offered function invoked by name);
 - Tier 2 `ast_match`: BFCL's published AST rules, re-implemented here (the seed calls
   `bfcl_eval`'s checker; never imported at run time): the function names, every required
-  parameter present, no parameter outside the schema, each value of the declared type (an
-  integer array takes integers only, as BFCL's checker) and among the allowed values (strings
-  compared case-, space- and punctuation-insensitively; an omitted optional parameter allowed
-  when "" is among its allowed values), order-free matching of parallel calls; `irrelevance`:
-  1.0 when no call parsed. Multi-turn categories have no Tier 2 (the official metric is
-  interactive): asking for it raises ConfigError at load time.
+  parameter present, no parameter outside the schema or outside BFCL's possible answer, each
+  value of the declared type (an integer array takes integers only, as BFCL's checker) and among
+  the allowed values (strings compared case-, space- and punctuation-insensitively; an omitted
+  optional parameter allowed when "" is among its allowed values), exactly as many calls as
+  expected, order-free matching of parallel calls; `irrelevance`: 1.0 when no call is parsed or
+  attempted. Multi-turn categories have no Tier 2 (the official metric is interactive): asking
+  for it raises ConfigError at load time.
+
+Two modes (`MODES`). `"seed"` is the seed's definition above, kept for the agreement tests.
+`"smol"` (the default) diverges on purpose where the seed loses correct answers:
+- no `\n```` stop string (`stop_strings`): it also matches an opening fence, so a reply that
+  begins "Here are the calls:\n```json" was cut before its JSON;
+- a fenced block the reply never closed (cut by the token limit) is read to the reply's end;
+- outside fences, the first JSON value that decodes, scanning from each `[` or `{` left to right
+  and never inside a value already decoded, decides (the seed's "first `[` to last `]`" took an
+  inner array such as `[1, 2]` of a bare call object whose closing fence the stop removed, and
+  scored a correct call as no call).
+The headline of the seven single-turn categories is `ast_match` in both modes unless the caller
+asks for Tier 1 (`function_name_match`, which a reply calling the first offered function with
+no arguments earns on every single-function row: see `first_offered_reply`).
 """
 
 from __future__ import annotations
@@ -41,10 +55,18 @@ MULTI_TURN_INSTRUCTION = (
     "as a JSON array of objects with `name` and `arguments` keys. If no function should be "
     "called, respond with []."
 )
-STOP = ["\n```", "\n\n### User", "<|im_end|>", "<|endoftext|>"]
+MODES = ("smol", "seed")
+SEED_STOP = ["\n```", "\n\n### User", "<|im_end|>", "<|endoftext|>"]
+STOP = SEED_STOP[1:]
+"""The smol mode's stop strings: the seed's without the fence (see the module docstring)."""
 MAX_TOKENS = 512
+MAX_JSON_STARTS = 256
+"""The most `[`/`{` positions the smol parser tries outside fences (bounds its work on a long
+reply; a reply of 512 tokens rarely has more)."""
 _PUNCT = re.compile(r"[ ,./\-_*^]")
 _FENCED = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(?P<body>.*?)```", re.DOTALL)
+_FENCE_OPEN = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n")
+_DECODER = json.JSONDecoder()
 # Call-shaped text: `f(x=...)`, `f({...`, `f("...`, and a glued zero-argument `f()`.
 _CALL_SHAPED = re.compile(
     r"[A-Za-z_][A-Za-z0-9_.]*\s*\(\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*=|[\{\[\"'])")
@@ -94,12 +116,69 @@ def _as_calls(value: Any) -> list[dict] | None:
     return calls
 
 
-def parse_calls(text: str) -> list[dict] | None:
-    """The calls in a reply by the seed's rule (the first candidate that is JSON decides), or
-    None when that value is not calls or no candidate is JSON."""
+def stop_strings(mode: str) -> list[str]:
+    """The stop strings of a mode ("smol": STOP, "seed": SEED_STOP)."""
+    return list(SEED_STOP if mode == "seed" else STOP)
+
+
+def _fenced_bodies(text: str) -> list[str]:
+    """Every fenced block's body in order; a last block never closed runs to the end."""
+    bodies, pos = [], 0
+    while (opening := _FENCE_OPEN.search(text, pos)) is not None:
+        end = text.find("```", opening.end())
+        if end == -1:
+            bodies.append(text[opening.end():])
+            break
+        bodies.append(text[opening.end():end])
+        pos = end + 3
+    return bodies
+
+
+def _decode(candidate: str) -> tuple[bool, Any]:
+    try:
+        return True, json.loads(candidate)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def _first_calls_value(text: str) -> list[dict] | None:
+    """Outside fences: the first decodable JSON value that is calls, scanning `[`/`{` left to
+    right and skipping the inside of every value decoded (at most MAX_JSON_STARTS starts)."""
+    pos, tried = 0, 0
+    while tried < MAX_JSON_STARTS:
+        starts = [i for i in (text.find("[", pos), text.find("{", pos)) if i != -1]
+        if not starts:
+            return None
+        start, tried = min(starts), tried + 1
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            pos = start + 1
+            continue
+        calls = _as_calls(value)
+        if calls is not None:
+            return calls
+        pos = end
+    return None
+
+
+def parse_calls(text: str, mode: str = "smol") -> list[dict] | None:
+    """The calls in a reply, or None when it holds none.
+
+    mode "smol": the first fenced block (closed or not) that is JSON decides; without one, the
+    first JSON value outside fences that is calls (`_first_calls_value`). mode "seed": the
+    seed's rule (fenced blocks, the whole reply, first `[` to last `]`, first `{` to last `}`:
+    the first candidate that is JSON decides).
+    """
     text = text or ""
     if not text.strip():
         return None
+    if mode != "seed":
+        for body in _fenced_bodies(text):
+            decoded, value = _decode(body.strip())
+            if decoded:
+                return _as_calls(value)
+        return _first_calls_value(text)
     for candidate in _json_candidates(text):
         candidate = candidate.strip()
         if not candidate:
@@ -112,13 +191,13 @@ def parse_calls(text: str) -> list[dict] | None:
     return None
 
 
-def attempts_a_call(text: str, functions: list[dict]) -> bool:
+def attempts_a_call(text: str, functions: list[dict], mode: str = "smol") -> bool:
     """True when the reply looks like a call attempt (the seed's irrelevance rule), parsed or
     not."""
     text = text or ""
     if not text.strip():
         return False
-    if parse_calls(text):
+    if parse_calls(text, mode):
         return True
     if _CALL_SHAPED.search(text) or _BARE_CALL.search(text):
         return True
@@ -179,7 +258,8 @@ def call_matches(call: dict, expected: dict, function: dict, strings_only: bool)
     schema = function.get("parameters", {})
     properties = schema.get("properties", {})
     arguments = call["arguments"]
-    if any(key not in properties and key not in params for key in arguments):
+    # BFCL: a parameter outside the schema or outside the possible answer is unexpected.
+    if any(key not in properties or key not in params for key in arguments):
         return False
     # A required parameter whose allowed values include "" may be omitted: BFCL's answer wins.
     if any(key not in arguments and "" not in params.get(key, [None])
@@ -206,10 +286,11 @@ def call_matches(call: dict, expected: dict, function: dict, strings_only: bool)
     return True
 
 
-def ast_match(calls: list[dict] | None, row: dict) -> float:
-    """Tier 2: 1.0 when the calls match BFCL's possible answers (order-free), else 0.0."""
+def ast_match(calls: list[dict] | None, row: dict, attempted: bool = False) -> float:
+    """Tier 2: 1.0 when the calls match BFCL's possible answers (order-free), else 0.0;
+    irrelevance: 1.0 when no call was parsed or `attempted`."""
     if row["category"] == "irrelevance":
-        return float(not calls)
+        return float(not calls and not attempted)
     expected = row["possible_answer"]
     if not calls or len(calls) != len(expected):
         return 0.0
@@ -233,21 +314,24 @@ def ast_match(calls: list[dict] | None, row: dict) -> float:
     return float(assign(0))
 
 
-def bfcl_record(completion: str, row: dict, tier2: bool) -> dict:
+def bfcl_record(completion: str, row: dict, tier2: bool, mode: str = "smol") -> dict:
     """{"valid_json", "function_name_match", "ast_match" (None unless tier2), "calls"}.
 
-    Multi-turn rows (`row["gold_names"]`, no `possible_answer`) score Tier 1 only.
+    Multi-turn rows (`row["gold_names"]`, no `possible_answer`) score Tier 1 only. `mode`:
+    "smol" or "seed" (parsing; see the module docstring).
     """
-    calls = parse_calls(completion)
+    calls = parse_calls(completion, mode)
     names = [c["name"] for c in calls or []]
+    attempted = None
     if row["category"] == "irrelevance":
-        name_match = float(not attempts_a_call(completion, row["functions"]))
+        attempted = attempts_a_call(completion, row["functions"], mode)
+        name_match = float(not attempted)
     else:
         gold = gold_names(row)
         name_match = float(bool(gold) and bool(names) and names[0] == gold[0])
     ast = None
     if tier2 and "possible_answer" in row:
-        ast = ast_match(calls, row)
+        ast = ast_match(calls, row, bool(attempted))
     return {"valid_json": float(calls is not None), "function_name_match": name_match,
             "ast_match": ast, "calls": calls}
 
@@ -285,3 +369,15 @@ def _first_of(value: Any) -> Any:
                 out[key] = _first_of(first)
         return out
     return value
+
+
+def first_offered_reply(row: dict) -> str:
+    """The blind baseline reply: a call of the first offered function with no arguments (what a
+    policy that never reads the question can always write)."""
+    return json.dumps([{"name": row["functions"][0]["name"], "arguments": {}}])
+
+
+def first_offered_baseline(row: dict) -> float:
+    """`function_name_match` that `first_offered_reply` earns on this row (1.0 on every
+    single-function row; 0.0 on irrelevance, where it is a call attempt)."""
+    return bfcl_record(first_offered_reply(row), row, tier2=False)["function_name_match"]

@@ -131,6 +131,8 @@ def pool(runs: Sequence[Results], per_bfcl_category: bool = False) -> Pooled:
 
     With `per_bfcl_category`, bfcl_v4 rows count as the seed's per-category tasks
     (`bfcl_v4_simple_python`, ...), as the seed reports them (for `to_lm_eval_results`).
+    Rows marked `not_scorable` (their prompt could not fit the endpoint's context) are left
+    out: they are no model's score (`not_scorable_rows` names them).
 
     Raises:
         DataError: a row names no known task, or one row (task and id) is in two runs.
@@ -152,10 +154,23 @@ def pool(runs: Sequence[Results], per_bfcl_category: bool = False) -> Pooled:
                     "(a glob over a results folder matches every earlier run too)")
             seen[key] = results.path
             values = {name: row.optional_metric(name) for name in KIND_METRICS[TASKS[task].kind]}
+            if values.get("not_scorable"):
+                continue
+            values.pop("not_scorable", None)
             name_as = (f"bfcl_v4_{row.info.get('category')}"
                        if per_bfcl_category and task == "bfcl_v4" else task)
             pooled[name_as].append({k: v for k, v in values.items() if v is not None})
     return dict(pooled)
+
+
+def not_scorable_rows(runs: Sequence[Results]) -> dict[str, list[str]]:
+    """{task: ids of its rows marked `not_scorable`} over the runs (tasks with none left out)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for results in runs:
+        for row in results.rows:
+            if row.optional_metric("not_scorable"):
+                out[str(row.info.get("benchmark"))].append(str(row.info.get("id")))
+    return dict(out)
 
 
 def summarize(pooled: Pooled) -> dict[str, dict[str, tuple[float, int]]]:

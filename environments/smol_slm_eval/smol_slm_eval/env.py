@@ -12,13 +12,14 @@ and for the `int_index`/`slm` groups alike (`RunFailurePolicy`). smol-slm-eval i
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import sys
 import time
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core import vf031
+from smol_envs_core import context, vf031
 from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import (
     InfrastructureError,
@@ -34,7 +35,13 @@ from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
 from .mc import mc_record
 from .prompts import PROMPT_STYLES, mc_request
-from .scorer import BEHAVIOUR_VERSION, declaration, score_choice, score_reply
+from .scorer import (
+    BEHAVIOUR_VERSION,
+    declaration,
+    not_scorable,
+    score_choice,
+    score_reply_bounded,
+)
 from .tasks import (
     BFCL,
     BFCL_CATEGORIES,
@@ -68,12 +75,17 @@ class TaskRubric(DeclaredRubric):
     `scorer.score_reply` (math_500, bfcl_v4) or `scorer.score_choice` (multiple choice, from
     the log-likelihoods `LoglikEnv` recorded)."""
 
-    def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False):
+    def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False,
+                 mode: str = "smol"):
         super().__init__(declaration(kind, headline), self.score_of)
         self.kind, self.headline, self.rows, self.tier2 = kind, headline, rows, tier2
+        self.mode = mode
+        self.deadline_s = math500.SCORE_DEADLINE_S
 
-    def score_of(self, state: dict) -> Score:
-        """The rollout's Score; the task's own record is also kept in `state["score_record"]`.
+    def score_of(self, state: dict) -> Score | Any:
+        """The rollout's Score (an awaitable of it for generated tasks: math_500 is scored in
+        a worker process with a deadline, `scorer.score_reply_bounded`); the task's own
+        record is also kept in `state["score_record"]`.
 
         Raises:
             InfrastructureError: a multiple-choice rollout without log-likelihoods.
@@ -83,9 +95,21 @@ class TaskRubric(DeclaredRubric):
             if record is None:
                 raise InfrastructureError("model endpoint", "no log-likelihoods were recorded")
             score = score_choice(record, self.headline)
-        else:
-            row = self.rows[state["info"]["id"]]
-            score = score_reply(classic_reply(state), row, self.kind, self.headline, self.tier2)
+            state[LEGACY_RECORD_KEY] = score.details
+            return score
+        return self._score_generated(state)
+
+    async def _score_generated(self, state: dict) -> Score:
+        reason = state.get(context.NOT_SCORABLE_KEY)
+        if reason is None and vf031.prompt_too_long(state):
+            reason = "the endpoint refused the prompt as too long: not scorable"
+        if reason is not None:
+            score = not_scorable(self.kind, self.headline, reason)
+            state[LEGACY_RECORD_KEY] = score.details
+            return score
+        row = self.rows[state["info"]["id"]]
+        score = await score_reply_bounded(classic_reply(state), row, self.kind, self.headline,
+                                          self.tier2, self.mode, self.deadline_s)
         state[LEGACY_RECORD_KEY] = score.details
         return score
 
@@ -99,9 +123,67 @@ class EvalOnly:
 
 
 class TaskEnv(EvalOnly, PolicyEnv):
-    """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split."""
+    """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split.
+
+    Before its first request it checks the run's context needs (`smol_envs_core.context`):
+    every row's prompt plus reply budget against the endpoint's context. A run whose rows
+    mostly cannot fit is refused (ContextTooSmallError, one line naming the context needed),
+    unless the task is one component of a group (`refuse_mostly_too_long` False: the group's
+    other tasks still run); a row that cannot fit gets no request and is scored not scorable.
+    """
+
+    refuse_mostly_too_long = True
 
     behaviour_version = BEHAVIOUR_VERSION
+
+    def __init__(self, *args: Any, task: str = "", **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.task = task
+        self.context_check: context.ContextCheck | None = None
+        self._context_refusal: context.ContextTooSmallError | None = None
+        self._context_lock: asyncio.Lock | None = None
+
+    async def _checked_context(self, client: Any) -> context.ContextCheck:
+        """The run's ContextCheck, made once (the first rollout asks; the others wait);
+        a refusal is kept and raised again for every rollout without asking anew."""
+        if self._context_lock is None:
+            self._context_lock = asyncio.Lock()
+        async with self._context_lock:
+            if self._context_refusal is not None:
+                raise self._context_refusal
+            if self.context_check is None:
+                base_url = str(getattr(client, "base_url", ""))
+                dataset = self.get_eval_dataset()
+                prompts = {info["id"]: prompt for info, prompt
+                           in zip(dataset["info"], dataset["prompt"], strict=True)}
+                check = await context.check_context(
+                    base_url, prompts, int(self.sampling_args.get("max_tokens") or 0))
+                if self.refuse_mostly_too_long:
+                    try:
+                        context.refuse_mostly_too_long(check, self.task, base_url or None)
+                    except context.ContextTooSmallError as exc:
+                        self._context_refusal = exc
+                        raise
+                self.context_check = check
+        return self.context_check
+
+    async def get_model_response(self, state: Any, prompt: Any, *args: Any, **kwargs: Any
+                                 ) -> vf031.Response:
+        """The model's reply, after the run's context check; a row whose prompt cannot fit
+        gets an empty synthetic reply and `state["not_scorable"]` (its reason).
+
+        Raises:
+            ContextTooSmallError: most rows of the run cannot fit the endpoint's context.
+        """
+        client = kwargs.get("client") or (args[0] if args else None) or state.get("client")
+        client = getattr(client, "client", client)
+        check = await self._checked_context(client)
+        row_id = (state.get("info") or {}).get("id")
+        if row_id in check.too_long:
+            state[context.NOT_SCORABLE_KEY] = check.reason(row_id)
+            return vf031.synthetic_response("smol-slm-eval-not-scorable", int(time.time()),
+                                            str(state.get("model") or ""), "")
+        return await super().get_model_response(state, prompt, *args, **kwargs)
 
 
 class TaskGroup(EvalOnly, RunFailurePolicy, vf.EnvGroup):
@@ -156,21 +238,46 @@ def _select(rows: list[dict], num_examples: int) -> list[dict]:
     return rows if num_examples is None or num_examples < 0 else rows[:num_examples]
 
 
+def headline_of(task: str, enable_tier2_metric: bool | None, bfcl_mode: str) -> str:
+    """The task's reward metric. BFCL: `ast_match` where the checker exists (the seven
+    single-turn categories) unless `enable_tier2_metric` is False, or in the seed mode unless it
+    is True (the seed's default is Tier 1); multi-turn: `function_name_match`.
+
+    Raises:
+        ConfigError: Tier 2 asked for a multi-turn task.
+    """
+    spec = TASKS[task]
+    if spec.kind != BFCL:
+        return spec.metric
+    if bfcl_task_category(task) in BFCL_MULTI_TURN:
+        if enable_tier2_metric:
+            raise ConfigError(f"{task}: multi-turn BFCL has no Tier 2 here (the official metric "
+                              "is interactive: run BFCL's own runner); use "
+                              "enable_tier2_metric=false")
+        return spec.metric
+    tier2 = enable_tier2_metric if enable_tier2_metric is not None else bfcl_mode != "seed"
+    return "ast_match" if tier2 else spec.metric
+
+
+def _bfcl_info(row: dict, task: str, headline: str) -> dict:
+    return {"id": row["id"], "benchmark": task, "category": row["category"],
+            "headline_metric": headline,
+            "first_offered_baseline": bfcl.first_offered_baseline(row)}
+
+
 def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed",
-                   data_path: str | None = None, enable_tier2_metric: bool = False,
-                   bfcl_categories: list[str] | None = None) -> vf.Environment:
+                   data_path: str | None = None, enable_tier2_metric: bool | None = None,
+                   bfcl_categories: list[str] | None = None,
+                   bfcl_mode: str = "smol") -> vf.Environment:
     """One task's environment (rows loaded and checked here; see `load_environment`)."""
     spec = TASKS[task]
+    headline = headline_of(task, enable_tier2_metric, bfcl_mode)
     rows = load_rows(task, data_path)
     if spec.kind == BFCL and bfcl_categories:
         rows = [r for r in rows if r["category"] in bfcl_categories]
     rows = _select(rows, num_examples)
     by_id = {r["id"]: r for r in rows}
-    if enable_tier2_metric and bfcl_task_category(task) in BFCL_MULTI_TURN:
-        raise ConfigError(f"{task}: multi-turn BFCL has no Tier 2 here (the official metric is "
-                          "interactive: run BFCL's own runner); use enable_tier2_metric=false")
-    headline = "ast_match" if spec.kind == BFCL and enable_tier2_metric else spec.metric
-    rubric = TaskRubric(spec.kind, headline, by_id, tier2=enable_tier2_metric)
+    rubric = TaskRubric(spec.kind, headline, by_id, tier2=True, mode=bfcl_mode)
     if spec.kind == MC:
         items = {r["id"]: mc_request(task, r, prompt_style) for r in rows}
         records = [{"prompt": [{"role": "user", "content": (
@@ -186,16 +293,17 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
         sampling = {"temperature": 0.0, "stop": math500.STOP, "max_tokens": math500.MAX_TOKENS}
     else:
         records = [{"prompt": [{"role": "user", "content": bfcl.bfcl_prompt(r)}],
-                    "answer": "", "info": {"id": r["id"], "benchmark": task,
-                                           "category": r["category"]}} for r in rows]
-        sampling = {"temperature": 0.0, "stop": bfcl.STOP, "max_tokens": bfcl.MAX_TOKENS}
-    return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling)
+                    "answer": "", "info": _bfcl_info(r, task, headline)} for r in rows]
+        sampling = {"temperature": 0.0, "stop": bfcl.stop_strings(bfcl_mode),
+                    "max_tokens": bfcl.MAX_TOKENS}
+    return TaskEnv(eval_dataset=_dataset(records), rubric=rubric, sampling_args=sampling,
+                   task=task)
 
 
 def load_environment(task: str = "hellaswag", num_examples: int = -1,
                      prompt_style: str = "seed", data_path: str | None = None,
-                     enable_tier2_metric: bool = False, bfcl_category: str | None = None,
-                     **kwargs: Any) -> vf.Environment:
+                     enable_tier2_metric: bool | None = None, bfcl_category: str | None = None,
+                     bfcl_mode: str = "smol", **kwargs: Any) -> vf.Environment:
     """Build the smol-slm-eval environment for one task or a group.
 
     Args:
@@ -204,9 +312,13 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
         num_examples: rows per task; -1 = all.
         prompt_style: "seed" (bare context/question) or "lm_eval" (lm-evaluation-harness's).
         data_path: a local file (Hub schema) or BFCL data folder for a single task.
-        enable_tier2_metric: bfcl_v4: score `ast_match` as the reward (Tier 2).
+        enable_tier2_metric: bfcl_v4: True: `ast_match` is the reward (Tier 2; refused for
+            multi-turn tasks); False: `function_name_match` (Tier 1); None (default): Tier 2
+            where the checker exists (single-turn), except in the seed mode.
         bfcl_category: bfcl_v4: keep one of the seven single-turn categories (the four
             multi-turn ones are tasks by name: bfcl_v4_multi_turn_base, ...).
+        bfcl_mode: "smol" (default: stop strings and parsing that keep a fenced answer whole)
+            or "seed" (the seed's own, for agreement checks); see `bfcl.MODES`.
         **kwargs: refused (UnknownArgumentError, a TypeError naming the valid arguments): a
             misspelled argument must not silently run the defaults.
 
@@ -226,17 +338,23 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
         raise ConfigError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
     if bfcl_category is not None and bfcl_category not in BFCL_CATEGORIES:
         raise ConfigError(f"bfcl_category must be one of {BFCL_CATEGORIES}")
+    if bfcl_mode not in bfcl.MODES:
+        raise ConfigError(f"bfcl_mode must be one of {bfcl.MODES}, got {bfcl_mode!r}")
     if data_path is not None and task in GROUPS:
         raise ConfigError("data_path applies to a single task, not a group")
     options = {"num_examples": num_examples, "prompt_style": prompt_style,
-               "enable_tier2_metric": enable_tier2_metric,
+               "enable_tier2_metric": enable_tier2_metric, "bfcl_mode": bfcl_mode,
                "bfcl_categories": [bfcl_category] if bfcl_category else None}
     if task not in GROUPS:
         return build_task_env(task, data_path=data_path, **options)
     names, envs, missing = [], [], []
     for name in GROUPS[task]:
         try:
-            envs.append(build_task_env(name, **options))
+            component = build_task_env(name, **options)
+            # In a group, a task whose rows cannot fit the context leaves them not scorable
+            # (counted and named by the report) instead of refusing the other tasks' run.
+            component.refuse_mostly_too_long = False
+            envs.append(component)
             names.append(name)
         except DataUnavailableError as exc:
             missing.append(f"{name} ({exc})")

@@ -17,14 +17,20 @@ One deliberate difference from the seed, which has no reasoning models in view: 
 taken only from the reply after its reasoning trace (`smol_envs_core.reasoning`); a trace that
 never closes leaves no answer (0, `unparseable`), so a `\\boxed{}` inside a trace never counts.
 A reply without reasoning tags (SmolLM2, Gemma 3 base) is scored exactly as the seed does.
-math-verify's signal-based timeouts are off (they only work on the main thread); the notice it
-logs about that is kept out of the user's terminal (`notices`).
+math-verify's signal-based timeouts are off (they only work on the main thread, and cannot
+interrupt one long C call such as the power `9^{9^{9}}`); the notice it logs about that is kept
+out of the user's terminal (`notices`). Instead, the adapters score through
+`bounded_math_record`, which runs `math_record` in a worker process with a deadline
+(`smol_envs_core.deadline`): a reply whose comparison runs past `SCORE_DEADLINE_S` scores 0 with
+the reason `scorer_timeout`, and the other replies are scored meanwhile in other workers.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 
+from smol_envs_core.deadline import DeadlineExceeded, DeadlinePool
 from smol_envs_core.reasoning import split_reasoning
 
 from .errors import DataError
@@ -33,6 +39,12 @@ from .notices import quiet_math_verify_timeout_notice
 PROMPT = "Problem: {problem}\nAnswer:"
 STOP = ["<|im_end|>", "<|endoftext|>"]
 MAX_TOKENS = 256
+SCORE_DEADLINE_S = 10.0
+"""Seconds one reply's math-verify comparison may take in its worker (ordinary replies take
+well under 0.1 s on an idle 2-core machine)."""
+TIMEOUT_FAILURE = "scorer_timeout"
+_POOL: DeadlinePool | None = None
+_POOL_LOCK = threading.Lock()
 
 
 def math_prompt(problem: str) -> str:
@@ -136,3 +148,34 @@ def math_record(completion: str, gold: str) -> dict:
         return {"answer": None, "exact_match": 0.0, "unparseable": 1.0}
     answer = extract_answer(reply)
     return {"answer": answer, **score_answer(answer, gold)}
+
+
+def _pool() -> DeadlinePool:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = DeadlinePool(size=2, preload=["smol_slm_eval.math500", "math_verify"],
+                                 memory_bytes=3 << 30, name="math-verify worker")
+        return _POOL
+
+
+def bounded_math_record(completion: str, gold: str,
+                        deadline_s: float = SCORE_DEADLINE_S) -> dict:
+    """`math_record` in a worker process that is killed after `deadline_s` seconds.
+
+    Returns:
+        `math_record`'s dict; when the deadline passed: exact_match 0.0, unparseable 0.0 (nothing
+        decided), `answer` the extracted answer and `timed_out` the reason (one line), which
+        the scorer reports as the reply's failure `scorer_timeout`. Blocks the calling thread
+        only (call it through `asyncio.to_thread` from async code).
+    Raises:
+        DataError: math-verify cannot parse the gold answer.
+        InfrastructureError: the worker process died or could not start.
+    """
+    try:
+        return _pool().call(math_record, completion, gold, deadline_s=deadline_s)
+    except DeadlineExceeded as exc:
+        reply = split_reasoning(completion or "").answer
+        return {"answer": None if reply is None else extract_answer(reply),
+                "exact_match": 0.0, "unparseable": 0.0,
+                "timed_out": f"math-verify comparison {exc}: scored 0"}

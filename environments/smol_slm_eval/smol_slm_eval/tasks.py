@@ -87,7 +87,7 @@ def task_names() -> list[str]:
 # Metric names each kind reports (the rubric's columns; env.py checks it against its functions).
 KIND_METRICS = {
     MC: ("acc", "acc_norm"),
-    MATH: ("exact_match", "unparseable", "empty_response"),
-    BFCL: ("valid_json", "function_name_match", "ast_match", "empty_response"),
+    MATH: ("exact_match", "unparseable", "empty_response", "not_scorable"),
+    BFCL: ("valid_json", "function_name_match", "ast_match", "empty_response", "not_scorable"),
 }
-DIAGNOSTICS = frozenset({"unparseable", "empty_response"})
+DIAGNOSTICS = frozenset({"unparseable", "empty_response", "not_scorable"})

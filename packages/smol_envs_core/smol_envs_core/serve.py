@@ -34,7 +34,7 @@ fixed threads (README, "Threads").
 Usage::
 
     smol-envs-serve start [--model gemma-3-270m] [--port P] [--host 127.0.0.1] [--threads N]
-                          [--governed-threads]
+                          [--governed-threads] [--n-ctx TOKENS]
     smol-envs-serve start --gguf PATH [--served-name NAME] --port P   (any GGUF file)
     smol-envs-serve status [--model ...]   (exit 0 when ours answers there, 3 when not: LSB)
     smol-envs-serve stop [--model ...]
@@ -232,7 +232,7 @@ def governed_threads(llama_class: Any, governor: cpushare.ThreadGovernor) -> Non
 
 
 def serve_forever(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
-                  governed: bool = False) -> None:
+                  governed: bool = False, n_ctx: int = N_CTX) -> None:
     """Run the wrapped llama-cpp-python server for `model` in this process until killed.
 
     `threads` is llama.cpp's thread count; with `governed`, it is the ceiling and each
@@ -260,7 +260,7 @@ def serve_forever(host: str, port: int, threads: int, model: LocalModel = models
                 model=str(model_path(model)),
                 model_alias=model.served_name,
                 chat_format=model.chat_format,
-                n_ctx=N_CTX,
+                n_ctx=n_ctx,
                 n_threads=threads,
                 n_threads_batch=threads,  # prompt processing; the server defaults to all CPUs
                 verbose=False,
@@ -281,7 +281,7 @@ def state_dir(port: int) -> Path:
 
 
 def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
-            governed: bool = False) -> procman.Service:
+            governed: bool = False, n_ctx: int = N_CTX) -> procman.Service:
     """The process-manager description of our server of `model` on host:port."""
     return procman.Service(
         name=COMPONENT,
@@ -291,7 +291,7 @@ def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAU
         state_dir=state_dir(port),
         argv=[sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
               "--port", str(port), "--threads", str(threads), *model_argv(model),
-              *(["--governed-threads"] if governed else [])],
+              "--n-ctx", str(n_ctx), *(["--governed-threads"] if governed else [])],
         ready=lambda: bool(models_answer(host, port, timeout=10.0)),
         confirm=lambda: first_completion(host, port, FIRST_COMPLETION_TIMEOUT_S,
                                          model.served_name),
@@ -309,7 +309,7 @@ def model_argv(model: LocalModel) -> list[str]:
 
 
 def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT,
-          governed: bool = False) -> str:
+          governed: bool = False, n_ctx: int = N_CTX) -> str:
     """Start the server of `model` in the background (or reuse ours) and return its base URL.
 
     `threads` is llama.cpp's thread count (the most a decode uses, with `governed`).
@@ -321,7 +321,7 @@ def start(host: str, port: int, threads: int, model: LocalModel = models.DEFAULT
             server of another model), dependencies are missing, or the server died (the
             signal name when by one, and the log tail) or hung before its first completion.
     """
-    start_with_owner(host, port, threads, model, governed)
+    start_with_owner(host, port, threads, model, governed, n_ctx)
     return base_url(host, port)
 
 
@@ -336,9 +336,23 @@ def served_model(record: procman.Record) -> str:
     return models.DEFAULT.key
 
 
+def check_n_ctx(n_ctx: int, model: LocalModel) -> None:
+    """Raise ValueError unless 1 <= n_ctx <= the model's own context limit."""
+    if not 1 <= n_ctx <= model.max_context:
+        raise ValueError(f"--n-ctx must be between 1 and {model.display}'s own context limit "
+                         f"{model.max_context}, got {n_ctx}")
+
+
 def start_with_owner(host: str, port: int, threads: int,
-                     model: LocalModel = models.DEFAULT, governed: bool = False) -> bool:
-    """`start`, returning True when this call started the server (False: reused ours)."""
+                     model: LocalModel = models.DEFAULT, governed: bool = False,
+                     n_ctx: int = N_CTX) -> bool:
+    """`start`, returning True when this call started the server (False: reused ours, whose
+    context is what it was started with: `status` and `/tokenize`'s `max_model_len` say it).
+
+    Raises:
+        ValueError: `n_ctx` beyond the model's own limit (`check_n_ctx`).
+    """
+    check_n_ctx(n_ctx, model)
     record = procman.running(state_dir(port))
     if record is None:
         if importlib.util.find_spec("llama_cpp") is None:
@@ -352,7 +366,7 @@ def start_with_owner(host: str, port: int, threads: int,
             COMPONENT, f"port {port} runs our {served_model(record)} server, not {model.key}; "
             f"stop it (`smol-envs-serve stop --model {served_model(record)} --port {port}`) or "
             "use another port", base_url(host, port))
-    _, started = procman.start(service(host, port, threads, model, governed))
+    _, started = procman.start(service(host, port, threads, model, governed, n_ctx))
     return started
 
 
@@ -486,6 +500,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="use only the cores other programs leave free, decode by decode: "
                              "much faster beside a program that keeps a core busy, slower "
                              "beside a client that works between its requests")
+    parser.add_argument("--n-ctx", type=int, default=N_CTX, metavar="TOKENS",
+                        help="context length in tokens (prompt and reply together), at most "
+                             "the model's own limit: 8192 for smollm2-135m, 32768 for "
+                             "gemma-3-270m; larger contexts take more memory")
     parser.add_argument("--write", type=Path, default=None, metavar="PATH",
                         help="endpoints: write the aliases to PATH (for `vf-eval -e PATH`) "
                              "instead of printing them")
@@ -498,6 +516,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         model = models.file_model(args.gguf, args.served_name or args.gguf.stem)
     try:
+        check_n_ctx(args.n_ctx, model)
         if args.command == "endpoints":
             if args.model:
                 ports = {model.key: _port(args, model)}
@@ -511,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command == "start":
-            print(start(args.host, port, args.threads, model, args.governed_threads))
+            print(start(args.host, port, args.threads, model, args.governed_threads, args.n_ctx))
             for note in _start_notes(model, port):
                 print(note, file=sys.stderr)
         elif args.command == "endpoints":
@@ -534,7 +553,8 @@ def main(argv: list[str] | None = None) -> int:
             return (procman.STATUS_RUNNING if described.startswith("running")
                     else procman.STATUS_NOT_RUNNING)
         else:
-            serve_forever(args.host, port, args.threads, model, args.governed_threads)
+            serve_forever(args.host, port, args.threads, model, args.governed_threads,
+                          args.n_ctx)
     except InfrastructureError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
