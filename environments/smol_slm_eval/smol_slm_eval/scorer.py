@@ -22,7 +22,7 @@ from . import bfcl, math500
 from .tasks import BFCL, KIND_METRICS, MATH, MC
 
 ENV_ID = "smol-slm-eval"
-BEHAVIOUR_VERSION = "1.0.0"
+BEHAVIOUR_VERSION = "1.1.0"
 RECORD_KEY = "slm_eval_score"
 DOCS = {
     "acc": "1.0 when the highest summed log-likelihood is the gold choice's (multiple choice).",

@@ -23,7 +23,7 @@ from smolscript.errors import ScoringInfraError
 from smolscript.scoring import outcome, resolve_service_url, score_code
 
 ENV_ID = "smolscript"
-BEHAVIOUR_VERSION = "1.0.0"
+BEHAVIOUR_VERSION = "1.1.0"
 RECORD_KEY = "smolscript"
 PROMPT_TOO_LONG = "prompt plus budget exceed the model context (never truncated)"
 DECLARATION = Declaration(
