@@ -30,18 +30,19 @@ def without_unset(args: Mapping[str, Any] | None) -> dict[str, Any]:
 def effective(defaults: Mapping[str, Any] | None, caller: Mapping[str, Any] | None
               ) -> dict[str, Any]:
     """The sampling arguments a request is sent with: the caller's set values over the
-    environment's `defaults`, `extra_body` merged key by key (the caller's keys win), and the
-    neutral repetition penalty added to `extra_body` when the result is greedy (temperature 0)
-    and neither side names `repeat_penalty`. `max_completion_tokens` from the caller counts as
-    its `max_tokens`. Pure; returns a new dict.
+    environment's `defaults`, `extra_body` merged key by key (the caller's keys win; left out
+    when empty), and the neutral repetition penalty added to `extra_body` when the result is
+    greedy (temperature 0) and neither side names `repeat_penalty`. `max_completion_tokens`
+    from the caller counts as its `max_tokens`. Pure; returns a new dict.
     """
     mine, theirs = without_unset(defaults), without_unset(caller)
     limit = theirs.pop("max_completion_tokens", None)
     if limit is not None and "max_tokens" not in theirs:
         theirs["max_tokens"] = limit
     extra = {**without_unset(mine.get("extra_body")), **without_unset(theirs.get("extra_body"))}
-    merged = {**mine, **theirs, "extra_body": extra}
+    merged = {**mine, **theirs}
+    merged.pop("extra_body", None)
     if merged.get("temperature") == 0 and "repeat_penalty" not in merged \
             and "repeat_penalty" not in extra:
         extra.update(NEUTRAL_PENALTY)
-    return merged
+    return {**merged, "extra_body": extra} if extra else merged
