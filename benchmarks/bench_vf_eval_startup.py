@@ -12,10 +12,15 @@ children included, from `resource.getrusage`), which a busy machine inflates les
 time. With `--env-server`, vf-eval runs with verifiers' env server (SMOL_ENVS_ENV_SERVER=1: a
 router and a worker process that import everything and load the environment again), without
 it as the collection's environments run by default (rollouts in the vf-eval process); with
-`--compare` both, and the ratio. Medians over `--rounds`, and the 1-minute load average at the
-start and end of each row.
+`--compare` both, and the ratio. With `--bytecode`, verifiers' floor, `--help` and the first
+requests are timed a second time without the installed bytecode (PYTHONPYCACHEPREFIX set to an
+empty folder, so every module is compiled from source, as in a venv installed without
+`compile-bytecode` where .pyc files cannot be written), and the ratio printed. Medians over
+`--rounds`, and the 1-minute load average at the start and end of each row. The CPU seconds of
+a vf-eval run stopped at its first request count only the processes it had reaped: the env
+server's processes are not in them (compare the wall seconds there).
 
-    uv run python benchmarks/bench_vf_eval_startup.py [--rounds 3] [--compare]
+    uv run python benchmarks/bench_vf_eval_startup.py [--rounds 3] [--compare] [--bytecode]
         [--envs pico-dsl-v1,...]
 """
 
@@ -29,6 +34,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -88,11 +94,14 @@ class Stub:
 
             def _json(self, payload: dict) -> None:
                 raw = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except OSError:  # the benchmark ended the run after its first request
+                    return
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -113,13 +122,17 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
+# Variables every timed process gets (`--bytecode`: an empty bytecode cache for the second pass).
+EXTRA_ENV: dict[str, str] = {}
+
+
+def timed(command: list[str]) -> tuple[float, float]:
     """(wall s, CPU s) of one command run to its end (its output discarded).
 
     Raises subprocess.CalledProcessError when it fails."""
     cpu, start = children_cpu(), time.monotonic()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                   env=env)
+                   env={**os.environ, **EXTRA_ENV})
     return time.monotonic() - start, children_cpu() - cpu
 
 
@@ -130,7 +143,7 @@ def first_request(stub: Stub, env_id: str, env_server: bool, workdir: Path
 
     Raises RuntimeError when vf-eval ends or times out before any request."""
     stub.reset()
-    env = {**os.environ, KEY_VAR: "EMPTY",
+    env = {**os.environ, **EXTRA_ENV, KEY_VAR: "EMPTY",
            "SMOL_ENVS_ENV_SERVER": "1" if env_server else "0"}
     command = [str(VF_EVAL), env_id, "-b", stub.url, "-k", KEY_VAR, "-m", "stub", "-n", "1",
                "-r", "1", "-a", json.dumps(env_args(env_id, stub.url))]
@@ -186,6 +199,44 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
+def one_pass(args: argparse.Namespace, stub: Stub, label: str) -> dict[str, float]:
+    """Print the rows of one pass (`label` names it); return the wall seconds by row name."""
+    workdir = Path(os.environ.get("TMPDIR", "/tmp"))
+    walls: dict[str, float] = {}
+    row_load = load()
+    wall, cpu = median_of(args.rounds, lambda: timed([sys.executable, "-c",
+                                                      "import verifiers.legacy.scripts.eval"]))
+    walls["floor"] = wall
+    print(f"[{label}] import verifiers.legacy.scripts.eval (verifiers' floor): {wall:.2f} "
+          f"[{cpu:.2f}]  load {row_load:.1f} -> {load():.1f}", flush=True)
+    row_load = load()
+    wall, cpu = median_of(args.rounds, lambda: timed([str(VF_EVAL), "--help"]))
+    walls["help"] = wall
+    print(f"[{label}] vf-eval --help: {wall:.2f} [{cpu:.2f}]  load {row_load:.1f} -> "
+          f"{load():.1f}", flush=True)
+    modes = [True, False] if args.compare else [args.env_server]
+    for env_id in args.envs.split(","):
+        row_load = load()
+        parts = [our_part(env_id, stub.url) for _ in range(args.rounds)]
+        ours = {k: statistics.median(p[k] for p in parts) for k in ("import", "load")}
+        timings = {mode: median_of(args.rounds, lambda mode=mode, env_id=env_id: first_request(
+            stub, env_id, mode, workdir)) for mode in modes}
+        walls.update({f"{env_id} {'env server' if mode else 'in process'}": w
+                      for mode, (w, _) in timings.items()})
+        cells = "  ".join(
+            f"{'env server' if mode else 'in process'}: {w:.2f} [{c:.2f}]"
+            for mode, (w, c) in timings.items())
+        ratio = ""
+        if args.compare:
+            ratio = (f"  ratio env server / in process: wall "
+                     f"{timings[True][0] / timings[False][0]:.2f}x, CPU "
+                     f"{timings[True][1] / timings[False][1]:.2f}x")
+        print(f"[{label}] {env_id}: first request {cells}{ratio}; our import "
+              f"{ours['import']:.2f}, load_environment {ours['load']:.2f}  load "
+              f"{row_load:.1f} -> {load():.1f}", flush=True)
+    return walls
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line entry: print the table (seconds; CPU in brackets)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -195,40 +246,23 @@ def main(argv: list[str] | None = None) -> None:
                         help="time vf-eval with verifiers' env server processes")
     parser.add_argument("--compare", action="store_true",
                         help="time with and without the env server, and print the ratio")
+    parser.add_argument("--bytecode", action="store_true",
+                        help="time everything again without the installed bytecode")
     args = parser.parse_args(argv)
-    workdir = Path(os.environ.get("TMPDIR", "/tmp"))
     print(f"{os.cpu_count()} CPUs; medians of {args.rounds} rounds; wall s [CPU s]; "
           "load = 1-minute load average at start -> end of the row")
-    row_load = load()
-    wall, cpu = median_of(args.rounds, lambda: timed([sys.executable, "-c",
-                                                      "import verifiers.legacy.scripts.eval"]))
-    print(f"import verifiers.legacy.scripts.eval (verifiers' floor): {wall:.2f} [{cpu:.2f}]"
-          f"  load {row_load:.1f} -> {load():.1f}")
-    row_load = load()
-    wall, cpu = median_of(args.rounds, lambda: timed([str(VF_EVAL), "--help"]))
-    print(f"vf-eval --help: {wall:.2f} [{cpu:.2f}]  load {row_load:.1f} -> {load():.1f}")
     stub = Stub()
-    modes = [True, False] if args.compare else [args.env_server]
     try:
-        for env_id in args.envs.split(","):
-            row_load = load()
-            parts = [our_part(env_id, stub.url) for _ in range(args.rounds)]
-            ours = {k: statistics.median(p[k] for p in parts) for k in ("import", "load")}
-            timings = {mode: median_of(args.rounds,
-                                       lambda mode=mode, env_id=env_id: first_request(
-                                           stub, env_id, mode, workdir))
-                       for mode in modes}
-            cells = "  ".join(
-                f"{'env server' if mode else 'in process'}: {w:.2f} [{c:.2f}]"
-                for mode, (w, c) in timings.items())
-            ratio = ""
-            if args.compare:
-                ratio = (f"  ratio env server / in process: wall "
-                         f"{timings[True][0] / timings[False][0]:.2f}x, CPU "
-                         f"{timings[True][1] / timings[False][1]:.2f}x")
-            print(f"{env_id}: first request {cells}{ratio}; our import {ours['import']:.2f}, "
-                  f"load_environment {ours['load']:.2f}  load {row_load:.1f} -> {load():.1f}",
-                  flush=True)
+        with_bytecode = one_pass(args, stub, "installed bytecode")
+        if args.bytecode:
+            with tempfile.TemporaryDirectory() as empty:
+                EXTRA_ENV["PYTHONPYCACHEPREFIX"] = empty
+                EXTRA_ENV["PYTHONDONTWRITEBYTECODE"] = "1"
+                without = one_pass(args, stub, "no bytecode")
+                EXTRA_ENV.clear()
+            for row, wall in with_bytecode.items():
+                print(f"ratio no bytecode / installed bytecode, {row}: "
+                      f"{without[row] / wall:.2f}x")
     finally:
         stub.close()
 
