@@ -1,19 +1,21 @@
 """Which prompt positions the local model server projects onto the vocabulary, request by request.
 
 llama-cpp-python's server loads its model with `logits_all=True`, so every decode computes the
-vocabulary projection (and copies the logits) at every prompt position, which only requests
-that read log-probabilities need: echoed prompt log-probabilities (`loglik.py`) and generated
-tokens' log-probabilities (`logprobs` / `top_logprobs`). An ordinary chat or completion request
-reads only the last position's logits, from which the next token is sampled.
+vocabulary projection (and copies the logits) at every prompt position, which only echoed
+prompt log-probabilities need (`loglik.py` answers those). Every other request reads the
+logits of the last prompt position and of the generated tokens only: sampling reads the last
+position, and llama-cpp-python 0.3.36 reads a generated token's log-probabilities
+(`logprobs`, `top_logprobs`) from rows `len(prompt) - 1` on (`token_offset` in
+`Llama._create_completion`); the earlier rows it log-softmaxes along are discarded.
 
 `selective_rows` patches `Llama.eval` so that, unless the request being served needs every row
 (`ALL_ROWS`, a context variable set per request by the server's ASGI layer, `serve.py`), a
 decode asks llama.cpp for the logits of each batch's last token only and copies that one row
-into `llama.scores` at its position, where llama-cpp-python's stopping criteria read it. The
-last row's logits are bit-identical either way (llama.cpp projects each output row on its own;
-`tests/core/test_output_rows.py` checks both local models), so greedy replies do not change.
-Anything that does not say otherwise (in-process use, `loglik.py`, a request the server could
-not parse) keeps every row, as before.
+into `llama.scores` at its position. The last row's logits are bit-identical either way
+(llama.cpp projects each output row on its own; `tests/core/test_output_rows.py` checks both
+local models, greedy text and generated-token log-probabilities included), so replies do not
+change. Anything that does not say otherwise (in-process use, `loglik.py`, a request the server
+could not parse) keeps every row, as before.
 """
 
 from __future__ import annotations
@@ -27,19 +29,15 @@ ALL_ROWS: contextvars.ContextVar[bool] = contextvars.ContextVar("smol_all_rows",
 
 
 def needs_all_rows(path: str, body: Any) -> bool:
-    """Whether a POST to `path` with JSON `body` reads logits beyond the last prompt position.
-
-    True for anything but a chat or completions request (and for a body that is not a JSON
-    object); for those, True when it asks for log-probabilities: completions `logprobs` set
-    (any value, 0 included, as llama-cpp-python reads it) or `echo`, chat `logprobs` true or
-    `top_logprobs` set. Pure.
+    """Whether a POST to `path` with JSON `body` reads logits at prompt positions before the
+    last one: True for a completions request with `echo` (prompt log-probabilities), and for
+    anything but a chat or completions request or a body that is not a JSON object (left to
+    llama-cpp-python's own way); False otherwise, `logprobs` and `top_logprobs` included. Pure.
     """
     route = path.rstrip("/")
     if not isinstance(body, dict) or not route.endswith("/completions"):
         return True
-    if route.endswith("/chat/completions"):
-        return bool(body.get("logprobs")) or body.get("top_logprobs") is not None
-    return body.get("logprobs") is not None or bool(body.get("echo"))
+    return not route.endswith("/chat/completions") and bool(body.get("echo"))
 
 
 def selective_rows(llama_class: Any) -> None:

@@ -15,6 +15,12 @@ FastAPI app in a small ASGI layer that fixes the request shapes the 0.3.36 serve
   BOS (SmolLM2); `loglik.py` answers them in-process instead, for every model (with or without
   BOS), and serves the tokenizer routes lm-evaluation-harness's remote tokenizer needs.
 
+Two behaviours of llama-cpp-python's server are changed for every request: it applies
+`repeat_penalty` 1.1 unless told otherwise, even at temperature 0, so the launcher sends 1.0
+(none) when a request names no penalty; and it computes logits at every prompt position for
+every request (`logits_all`), which only echoed prompt log-probabilities read, so other requests
+get the last position's only (`output_rows`; bit-identical logits).
+
 A model whose GGUF has no chat template (Gemma 3 270M base) gets the plain transcript of
 `smol_envs_core.transcript` on chat requests instead of llama-cpp-python's Llama 2 fallback.
 
