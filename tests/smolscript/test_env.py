@@ -126,6 +126,7 @@ async def test_requests_default_to_the_task_budget_greedily(tiny):
     unset = {"max_tokens": None, "temperature": None}  # what vf-eval sends without -t / -T
     assert await _ask(load_environment(), client, unset) == "    return n\n"
     assert client.seen[0]["max_tokens"] == 128 and client.seen[0]["temperature"] == 0.0
+    assert client.seen[0]["extra_body"] == {"repeat_penalty": 1.0}  # greedy on llama.cpp too
     assert "max_completion_tokens" not in client.seen[0]
 
 

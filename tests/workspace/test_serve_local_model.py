@@ -23,14 +23,18 @@ serve = _serve_module()
         (
             {"messages": [{"role": "system", "content": [{"type": "text", "text": "a"},
                                                          {"type": "text", "text": "b"}]}]},
-            {"messages": [{"role": "system", "content": "ab"}]},
+            {"messages": [{"role": "system", "content": "ab"}], "repeat_penalty": 1.0},
             "content parts flattened",
         ),
         (
             {"messages": [{"role": "user", "content": "plain"}]},
-            {"messages": [{"role": "user", "content": "plain"}]},
-            "string content untouched",
+            {"messages": [{"role": "user", "content": "plain"}], "repeat_penalty": 1.0},
+            "string content untouched; no repetition penalty unless asked for",
         ),
+        ({"prompt": "a", "repeat_penalty": 1.3}, {"prompt": "a", "repeat_penalty": 1.3},
+         "a penalty the caller names is kept"),
+        ({"prompt": "a"}, {"prompt": "a", "repeat_penalty": 1.0},
+         "llama-cpp-python's default 1.1 would apply even at temperature 0"),
     ],
 )
 def test_fix_request_body(body, expected, why):

@@ -20,7 +20,7 @@ from typing import Any
 
 import verifiers as vf
 
-from . import vf031
+from . import sampling, vf031
 from .budget import ErrorBudget
 from .direct_rubric import DirectCallGroup, DirectCallRubric, TurnMonitorRubric, num_turns
 from .failures import EMPTY_ANSWER_KEY, empty_response, raise_for_failed_rollout
@@ -41,7 +41,9 @@ class PolicyEnv(RunFailurePolicy, vf.SingleTurnEnv):
       (`RunFailurePolicy`); uncaught, it prints as one line and the process exits 1.
     - `error_budget`, when set, checks the finished run's share of tolerated failures.
     - `default_max_tokens`, when set, is the token budget of a request that names none (vf-eval
-      without `-t`); a budget the user gives always wins.
+      without `-t`); a budget the user gives always wins. The same holds for every key of the
+      environment's `sampling_args` (vf-eval's None is "not set"), and a greedy request carries
+      no repetition penalty (`sampling`).
     """
 
     default_max_tokens: int | None = None
@@ -60,19 +62,41 @@ class PolicyEnv(RunFailurePolicy, vf.SingleTurnEnv):
                     isinstance(r, DirectCallRubric) for r in rubrics):
                 self.rubric = DirectCallGroup(rubrics=rubrics)
 
-    def _with_default_budget(self, state: Any, args: tuple, kwargs: dict) -> dict:
-        if self.default_max_tokens is None or len(args) >= 4 or kwargs.get("sampling_args"):
-            return kwargs
-        sampling = dict(state.get("sampling_args") or {})
-        if sampling.get("max_tokens") is None and sampling.get("max_completion_tokens") is None:
-            sampling["max_tokens"] = self.default_max_tokens
-        return {**kwargs, "sampling_args": sampling}
+    def default_sampling_args(self) -> dict[str, Any]:
+        """The environment's own sampling: its `sampling_args` (verifiers' `n` and
+        `extra_body` included) and `default_max_tokens` as `max_tokens` when set."""
+        defaults = dict(getattr(self, "sampling_args", None) or {})
+        if self.default_max_tokens is not None:
+            defaults.setdefault("max_tokens", self.default_max_tokens)
+        return defaults
+
+    async def generate(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """verifiers' `generate` with the caller's sampling laid over the environment's by
+        `sampling.effective` (a None from vf-eval leaves the default standing), so that the
+        run's metadata (`sampling_args`) records what the requests carry."""
+        if len(args) >= 3:
+            args = (*args[:2], sampling.effective(self.default_sampling_args(), args[2]),
+                    *args[3:])
+        else:
+            kwargs["sampling_args"] = sampling.effective(self.default_sampling_args(),
+                                                         kwargs.get("sampling_args"))
+        return await super().generate(inputs, *args, **kwargs)
+
+    def _request_sampling(self, state: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        if len(args) >= 4:  # (client, model, tool_defs, sampling_args, ...)
+            return (*args[:3], sampling.effective(self.default_sampling_args(), args[3]),
+                    *args[4:]), kwargs
+        given = kwargs.get("sampling_args") or state.get("sampling_args")
+        return args, {**kwargs, "sampling_args": sampling.effective(
+            self.default_sampling_args(), given)}
 
     async def get_model_response(self, state: Any, prompt: Any, *args: Any, **kwargs: Any
                                  ) -> vf031.Response:
-        """verifiers' model call, with the default budget; an empty answer becomes an empty
-        assistant message flagged `empty_response` (verifiers would retry, then drop it)."""
-        kwargs = self._with_default_budget(state, args, kwargs)
+        """verifiers' model call under the environment's sampling (`sampling.effective`: its
+        defaults where the caller set none, greedy without a repetition penalty); an empty
+        answer becomes an empty assistant message flagged `empty_response` (verifiers would
+        retry, then drop it)."""
+        args, kwargs = self._request_sampling(state, args, kwargs)
         try:
             return await super().get_model_response(state, prompt, *args, **kwargs)
         except vf031.EmptyModelResponseError:

@@ -26,6 +26,14 @@ from .runinfo import RUN_KEY, run_record
 from .vfeval_hook import COMMANDS as VF_EVAL_COMMANDS
 
 BEHAVIOUR_VERSION_KEY = "behaviour_version"
+# "1": vf-eval runs the rollouts in verifiers' env server processes, as verifiers does by
+# default; unset or anything else: in the vf-eval process (`RunFailurePolicy.start_server`).
+ENV_SERVER_VAR = "SMOL_ENVS_ENV_SERVER"
+
+
+def env_server_wanted() -> bool:
+    """True when $SMOL_ENVS_ENV_SERVER is "1" (verifiers' env server processes wanted)."""
+    return os.environ.get(ENV_SERVER_VAR, "").strip() == "1"
 
 
 class RunFailurePolicy:
@@ -80,6 +88,22 @@ class RunFailurePolicy:
         if saved:
             print(f"smol-envs: results saved to {saved}", file=sys.stderr)
         return outputs
+
+    async def start_server(self, *args: Any, **kwargs: Any) -> None:
+        """Run the rollouts in this process instead of verifiers' env server (unless
+        $SMOL_ENVS_ENV_SERVER is "1"; then verifiers' `start_server`, same arguments).
+
+        vf-eval 0.3.1 calls `start_server` after loading the environment: it spawns a router
+        and a worker process, each importing verifiers anew, and the worker loads the
+        environment a second time before the first model request can leave
+        (benchmarks/bench_vf_eval_startup.py measures it). The server spreads very many
+        concurrent rollouts over processes; the collection's runs (small models, one machine)
+        do not need that, and their rollouts ran in process under every test that calls
+        `evaluate` directly. Without a server, `generate` runs the rollouts here, as
+        verifiers does with `disable_env_server`.
+        """
+        if env_server_wanted():
+            await super().start_server(*args, **kwargs)
 
     async def preflight(self, client: Any) -> None:
         """Fail in seconds when nothing listens at the model endpoint (`preflight`), instead

@@ -15,6 +15,12 @@ FastAPI app in a small ASGI layer that fixes the request shapes the 0.3.36 serve
   BOS (SmolLM2); `loglik.py` answers them in-process instead, for every model (with or without
   BOS), and serves the tokenizer routes lm-evaluation-harness's remote tokenizer needs.
 
+Two behaviours of llama-cpp-python's server are changed for every request: it applies
+`repeat_penalty` 1.1 unless told otherwise, even at temperature 0, so the launcher sends 1.0
+(none) when a request names no penalty; and it computes logits at every prompt position for
+every request (`logits_all`), which only echoed prompt log-probabilities read, so other requests
+get the last position's only (`output_rows`; bit-identical logits).
+
 A model whose GGUF has no chat template (Gemma 3 270M base) gets the plain transcript of
 `smol_envs_core.transcript` on chat requests instead of llama-cpp-python's Llama 2 fallback.
 
@@ -66,7 +72,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from . import cpushare, endpoints, loglik, models, procman, transcript
+from . import cpushare, endpoints, loglik, models, output_rows, procman, transcript
 from .errors import InfrastructureError
 from .models import LocalModel
 
@@ -109,14 +115,22 @@ def models_answer(host: str, port: int, timeout: float = 2.0) -> list[str] | Non
 
 # --- the ASGI request fixer -------------------------------------------------------------------
 
+# No repetition penalty: what a request gets when it names none (see `fix_request_body`).
+NEUTRAL_REPEAT_PENALTY = 1.0
+
 
 def fix_request_body(body: dict) -> dict:
     """Rewrite one OpenAI request body for llama-cpp-python 0.3.36.
 
-    Copies `max_completion_tokens` into `max_tokens` (the server ignores the former) and flattens
-    list-of-parts message contents into plain strings (the server rejects them). Pure.
+    Copies `max_completion_tokens` into `max_tokens` (the server ignores the former), flattens
+    list-of-parts message contents into plain strings (the server rejects them), and sets
+    `repeat_penalty` to 1.0 (none) when a chat or completion request names none:
+    llama-cpp-python's default is 1.1, applied even at temperature 0, so "greedy" replies were
+    not greedy (vLLM and llama.cpp's own server default to no penalty). Pure.
     """
     body = dict(body)
+    if "messages" in body or "prompt" in body:  # a chat or completion request
+        body.setdefault("repeat_penalty", NEUTRAL_REPEAT_PENALTY)
     if "max_completion_tokens" in body:
         value = body.pop("max_completion_tokens")
         if body.get("max_tokens") is None:
@@ -142,7 +156,8 @@ def request_line(path: str, body: dict | None, size: int) -> str:
     knobs = ""
     if isinstance(body, dict):
         knobs = " ".join(
-            f"{key}={body[key]}" for key in ("max_tokens", "temperature", "logprobs", "stream")
+            f"{key}={body[key]}"
+            for key in ("max_tokens", "temperature", "repeat_penalty", "logprobs", "stream")
             if key in body
         )
     return f"{time.strftime('%Y-%m-%dT%H:%M:%S')} request POST {path} bytes={size} {knobs}".rstrip()
@@ -191,7 +206,12 @@ class RequestFixer:
 
         headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
         headers.append((b"content-length", str(len(raw)).encode()))
-        await self.app({**scope, "headers": headers}, replay, send)
+        # Logits at every prompt position only for a request that reads them (output_rows).
+        rows = output_rows.ALL_ROWS.set(output_rows.needs_all_rows(scope.get("path", ""), body))
+        try:
+            await self.app({**scope, "headers": headers}, replay, send)
+        finally:
+            output_rows.ALL_ROWS.reset(rows)
 
 
 def fresh_generations(llama_class: Any) -> None:
@@ -247,6 +267,7 @@ def serve_forever(host: str, port: int, threads: int, model: LocalModel = models
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
     fresh_generations(Llama)
+    output_rows.selective_rows(Llama)  # before governed_threads, which wraps eval again
     if governed:
         governor = cpushare.ThreadGovernor(threads, log=lambda line: print(line, flush=True))
         governed_threads(Llama, governor.start())

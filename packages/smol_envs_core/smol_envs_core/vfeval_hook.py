@@ -39,19 +39,19 @@ exit handler does the same unless vf-eval imported a module of that name that do
 from __future__ import annotations
 
 import atexit
-import difflib
 import importlib.util
 import os
-import re
 import sys
 
 from .endpoint_guard import alias_problem
 from .env_ids import REPORT_GROUP, env_key, installed_environments, renamed_environments
 
 # What verifiers 0.3.1 raises when the environment's module cannot be imported, and when the
-# module imported but loading the environment failed.
-_COULD_NOT_IMPORT = re.compile(r"^Could not import '(?P<env_id>.+?)' environment\.")
-_FAILED_TO_LOAD = re.compile(r"^Failed to load environment '(?P<env_id>.+?)'")
+# module imported but loading the environment failed. `re` and `difflib` are imported only when
+# an error is being described: this module is imported by every interpreter of the
+# environment (smol_envs_core.pth), so it imports nothing it does not need at start.
+_COULD_NOT_IMPORT = r"^Could not import '(?P<env_id>.+?)' environment\."
+_FAILED_TO_LOAD = r"^Failed to load environment '(?P<env_id>.+?)'"
 ENTRY_POINT_GROUP = REPORT_GROUP
 COMMANDS = ("vf-eval",)
 MARK = "smol_envs_vfeval"
@@ -66,7 +66,9 @@ def module_name(env_id: str) -> str:
 def unknown_environment(error: BaseException) -> str | None:
     """The environment id when `error` is vf-eval's failure to import the environment's own
     module (not a module that an installed environment failed to import), else None. Pure."""
-    match = _COULD_NOT_IMPORT.match(str(error)) if isinstance(error, ValueError) else None
+    import re
+
+    match = re.match(_COULD_NOT_IMPORT, str(error)) if isinstance(error, ValueError) else None
     cause = error.__cause__
     if match is None or not isinstance(cause, ModuleNotFoundError):
         return None
@@ -78,9 +80,11 @@ def failed_environment(error: BaseException) -> str | None:
     """The environment id named by any of vf-eval 0.3.1's failures to load an environment
     (its module missing, or the module's `load_environment` absent or raising), else None.
     Pure."""
+    import re
+
     if not isinstance(error, ValueError | RuntimeError):
         return None
-    match = _COULD_NOT_IMPORT.match(str(error)) or _FAILED_TO_LOAD.match(str(error))
+    match = re.match(_COULD_NOT_IMPORT, str(error)) or re.match(_FAILED_TO_LOAD, str(error))
     return match.group("env_id") if match else None
 
 
@@ -104,6 +108,8 @@ def _renamed() -> dict[str, str]:
 
 def message(env_id: str, installed: list[str]) -> str:
     """The one line for an unknown `env_id`, naming `installed` and the closest ids. Pure."""
+    import difflib
+
     names = ", ".join(installed) if installed else "(none installed)"
     close = difflib.get_close_matches(env_id, installed, n=2, cutoff=0.6)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
