@@ -119,3 +119,23 @@ def test_zero_spread_is_not_certainty():
     assert flat.value == 50.0 and flat.high - flat.low > 40  # Wilson bound at N=12
     assert flat.method == "t; no spread: Wilson bound"
     assert mean_score([0.5] * 400).high - mean_score([0.5] * 400).low < 10
+
+
+def test_a_run_of_a_since_frozen_build_is_reported_under_its_edition(tmp_path):
+    """A run scored on the default edition before dataset 0.5.0 carries 0.4.0's hash: it is
+    that frozen edition's run, reported and ranked as such, never pooled with 0.5.0."""
+    from smolscript import data
+    from smolscript.report import report_hook
+
+    from .report_runs import smolscript_run, write_run
+
+    old = data.dataset_hash("default-0.4.0")
+    assert data.edition_with_hash(old) == "default-0.4.0" != data.edition_with_hash("0" * 64)
+    folder = smolscript_run(tmp_path / "s")
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["info"]["dataset_sha256"] = old
+    write_run(folder, "smolscript", rows, {"per_language": 1})
+    body = report_hook(read_results(folder))
+    assert body.dataset_version.startswith("edition default-0.4.0")
+    assert body.leaderboard[0].column == "smolscript Score (default-0.4.0)"

@@ -157,6 +157,19 @@ def hidden_for(tasks: Sequence[Mapping[str, Any]], hidden: Mapping[str, Mapping[
     return {t["id"]: hidden[t["id"]] for t in tasks}
 
 
+def edition_with_hash(sha256: str) -> str | None:
+    """The edition whose `dataset_hash` is `sha256` (a run scored on a build that has since been
+    frozen under a versioned name, e.g. "default" before dataset 0.5.0 is "default-0.4.0"), or
+    None when no packaged edition has it."""
+    for edition in EDITIONS:
+        try:
+            if dataset_hash(edition) == sha256:
+                return edition
+        except DataError:
+            continue
+    return None
+
+
 def dataset_hash(edition: str = "default") -> str:
     """sha256 over the edition's public, hidden and reference files (in that order)."""
     folder = edition_dir(edition)

@@ -315,6 +315,11 @@ def summarize_results(results: Results, edition: str = "default") -> dict:
         # A subset (filters, per_language, num_examples) is never the official score.
         filtered = len(selected) != len(data.load_tasks(edition))
     loaded = data.dataset_hash(edition)
+    scored_on = {str(r.get("dataset_sha256")) for r in records}
+    if len(scored_on) == 1 and loaded not in scored_on:
+        frozen = data.edition_with_hash(scored_on.pop())
+        if frozen is not None and len(data.load_tasks(frozen)) == len(data.load_tasks(edition)):
+            edition, loaded = frozen, data.dataset_hash(frozen)  # the build, now frozen
     check_dataset(records, loaded, edition)
     summary = summarize(records, selected_languages=langs, expected_ids=selected,
                         filtered=filtered)
@@ -413,7 +418,13 @@ def report_hook(results: Results, edition: str = "default") -> EnvReport:
         status=summary["status"],
         headline=((name, macro), ("micro_accuracy", summary["estimates"]["micro_accuracy"])),
         tables=tuple(tables), charts=(language_bars(summary),), notes=tuple(notes),
-        subset=subset, leaderboard=(Standing("smolscript Score", macro, subset),))
+        subset=subset, leaderboard=(Standing(score_column(summary["edition"]), macro, subset),))
+
+
+def score_column(edition: str) -> str:
+    """The leaderboard column of a run's Score: "smolscript Score" for the current default
+    edition, the edition named otherwise (the scores of two editions are never pooled)."""
+    return "smolscript Score" if edition == "default" else f"smolscript Score ({edition})"
 
 
 PASS_KS = (1, 2, 5, 10)
