@@ -435,7 +435,7 @@ def report_hook(results: Results) -> EnvReport:
 def _chart_warning(*parts: str | None) -> str | None:
     """What the chart must say on itself: the report's warnings (contamination, the judge's
     caveat, the subset) joined, or None when there is none."""
-    return "; ".join(p for p in parts if p) or None
+    return "; ".join(p.rstrip(".") for p in parts if p) or None
 
 
 # Rows of the benchmarks whose size is known without loading them (dataset, config, split).

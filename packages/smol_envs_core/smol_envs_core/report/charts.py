@@ -106,7 +106,7 @@ def _series(ax: Any, index: int, name: str, values: Sequence[BarValue], x: Seque
                         fmt="none", ecolor="#222", elinewidth=0.8, capsize=2)
             top = max(height, high)
         ax.annotate(bar_text(value), (position, top), xytext=(0, 2), textcoords="offset points",
-                    ha="center", va="bottom", fontsize=6.5, rotation=90 if crowded else 0,
+                    ha="center", va="bottom", fontsize=7, rotation=90 if crowded else 0,
                     linespacing=0.95)
 
 

@@ -32,8 +32,8 @@ th { white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 table.head th { background: #f4f4f4; font-weight: normal; }
 table.head td { text-align: left; overflow-wrap: anywhere; }
-.chart { margin: 0.6rem 0; flex: 1 1 30rem; max-width: 46rem; }
-.chart svg { width: 100%; height: auto; }
+.chart { margin: 0.6rem 0; max-width: 100%; }
+.chart svg { max-width: 100%; height: auto; }
 .note { color: #8a5a00; font-size: 0.82rem; }
 """
 
