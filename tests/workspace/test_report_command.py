@@ -4,6 +4,7 @@ hooks of the installed environments, and its HTML page in the real Chromium (Pla
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 from pathlib import Path
@@ -226,6 +227,28 @@ def test_html_page_in_chromium(runs, tmp_path, capsys, count):
         folder = Path(os.environ["SMOL_ENVS_SCREENSHOTS"])
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, folder / f"report_{count}_runs.png")
+
+
+@pytest.mark.unit
+def test_every_hook_gives_its_bars_n_and_interval_and_its_warnings(runs):
+    """The four report hooks pass an estimate (N, 95% interval) for every measured bar and
+    their validity warnings to the chart (issue 44: charts over-read)."""
+    charts = {run.header.env_id: run.body.charts[0] for run in report_runs(list(runs.values()))}
+    sizes = {env_id: [v.n for _, values in chart.series for v in values]
+             for env_id, chart in charts.items()}
+    assert sizes == {"pico-dsl-v1": [4, 4], "smolscript": [1] * 18,
+                     "smoltalkbench": [3, 2, 2, 1, 1, 2], "smol-slm-eval": [4, 4]}
+    # a category of one judged sample keeps no t interval; a language's one task keeps Wilson's
+    talk = dict(zip(charts["smoltalkbench"].labels, charts["smoltalkbench"].series[0][1],
+                    strict=True))
+    assert talk["math (1/1)"].method == "t" and math.isnan(talk["math (1/1)"].low)
+    rust = charts["smolscript"].series[0][1][charts["smolscript"].labels.index("Rust")]
+    assert (rust.value, rust.method) == (100.0, "Wilson") and rust.low < 30
+    assert "not a valid measurement" in charts["smoltalkbench"].warning
+    assert "trained on SmolTalkBench" in charts["smoltalkbench"].warning
+    assert charts["smolscript"].warning.startswith("subset: per_language 1")
+    assert charts["pico-dsl-v1"].warning == "subset: first 8 of 480 rows"
+    assert "arc_easy: first 4 of 2376 rows" in charts["smol-slm-eval"].warning
 
 
 @pytest.mark.unit
