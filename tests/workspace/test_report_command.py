@@ -4,6 +4,7 @@ hooks of the installed environments, and its HTML page in the real Chromium (Pla
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 from pathlib import Path
@@ -142,31 +143,58 @@ def test_runs_that_cannot_be_reported_give_one_line_and_exit_2(runs, tmp_path, c
         cli.main(["report", str(run), "--debug"])  # the debug flag shows the real error
 
 
+def _page_runs(runs: dict[str, Path], count: int, root: Path) -> list[Path]:
+    """`count` run folders: the four environments' runs, then copies of them (a second
+    model's runs, as a user comparing runs would pass)."""
+    folders = list(runs.values())
+    for index in range(len(folders), count):
+        copy = root / f"copy{index}"
+        shutil.copytree(folders[index % len(folders)], copy)
+        folders.append(copy)
+    return folders[:count]
+
+
 @pytest.mark.integration
-def test_html_page_in_chromium(runs, tmp_path, capsys):
+@pytest.mark.parametrize("count", [1, 6])
+def test_html_page_in_chromium(runs, tmp_path, capsys, count):
+    """The page in the real Chromium at 1,280 px: runs stacked one under the other at full
+    width, every table header shown whole, every bar labelled with its value and N, the
+    warnings drawn inside the charts. With SMOL_ENVS_SCREENSHOTS=<folder> the full-page
+    screenshot is also written there (docs/screenshots/report_<count>_runs.png)."""
+    import os
+
     playwright = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM} (bootstrap.sh --with-toolchains)")
+    folders = _page_runs(runs, count, tmp_path)
     page_path = tmp_path / "report.html"
-    assert cli.main(["report", *map(str, runs.values()), "--html", str(page_path)]) == 0
+    assert cli.main(["report", *map(str, folders), "--html", str(page_path)]) == 0
     assert f"report page written to {page_path}" in capsys.readouterr().out
-    expected_bars = {run.header.env_id: sum(len(v) for c in run.body.charts for _, v in c.series)
-                     for run in report_runs(list(runs.values()))}
+    reports = report_runs(folders)
+    expected_bars = [sum(len(v) for c in run.body.charts for _, v in c.series) for run in reports]
     errors: list[str] = []
+    shot = tmp_path / "report.png"
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM)
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=["--no-sandbox", "--disable-gpu"])
         try:
-            page = browser.new_page(viewport={"width": 1800, "height": 900})
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(page_path.as_uri(), wait_until="load")
             sections = page.locator("section.run")
-            assert sections.count() == 4
-            boxes = [sections.nth(i).bounding_box() for i in range(4)]
-            # side by side: one row, left to right
-            assert len({round(b["y"]) for b in boxes}) == 1
-            assert [b["x"] for b in boxes] == sorted(b["x"] for b in boxes)
-            for i in range(4):
+            assert sections.count() == count
+            assert page.locator("nav li").count() == count
+            boxes = [sections.nth(i).bounding_box() for i in range(count)]
+            # stacked: one under the other, each as wide as the page, nothing scrolls sideways
+            assert [b["y"] for b in boxes] == sorted(b["y"] for b in boxes)
+            assert len({round(b["y"]) for b in boxes}) == count
+            assert all(b["width"] > 1100 for b in boxes), boxes
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+            cut = page.evaluate("""[...document.querySelectorAll('th, caption')]
+                .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
+            assert cut == []
+            for i in range(count):
                 section = sections.nth(i)
                 env_id = section.locator("h2").inner_text().split(":")[0]
                 head = section.locator("table.head").inner_text()
@@ -175,18 +203,52 @@ def test_html_page_in_chromium(runs, tmp_path, capsys):
                 assert MODEL in head and ENDPOINT in head
                 charts = section.locator("figure.chart svg")
                 assert charts.count() == 1
-                texts = charts.first.locator("text").all_text_contents()
+                texts = [t.strip() for t in charts.first.locator("text").all_text_contents()]
                 assert any(MODEL in t for t in texts), (env_id, texts)  # the chart names the model
-                labels = [t for t in texts if re.fullmatch(r"\d+\.\d|n/a", t.strip())]
-                assert len(labels) == expected_bars[env_id], (env_id, texts)
+                values = [t for t in texts if re.fullmatch(r"\d+\.\d|n/a", t)]
+                sizes = [t for t in texts if re.fullmatch(r"N=(\d+|\?)", t)]
+                assert len(values) == len(sizes) == expected_bars[i], (env_id, texts)
+                drawn = " ".join(texts)
+                if env_id == "smoltalkbench":  # the small judge's caveat is on the picture
+                    assert "not a valid measurement" in drawn, texts
+                if env_id == "smolscript":  # one task per language: a subset, N=1 bars marked
+                    assert "subset: per_language 1" in drawn and "N=1" in sizes, texts
+                    assert any(t.startswith("hatched, pale: N=1") for t in texts), texts
             text = page.locator("body").inner_text()
-            assert "copy_case\t100.0 (2)" in text and "judged / total\t11 / 12" in text
-            assert "eval_avg\t50.00" in text and "Rust\t1\t100.0" in text
-            page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+            if count > 1:
+                assert "copy_case\t100.0 (2)" in text and "judged / total\t11 / 12" in text
+                assert "eval_avg\t50.00" in text and "Rust\t1\t100.0" in text
+            page.screenshot(path=str(shot), full_page=True)
         finally:
             browser.close()
     assert errors == []
-    assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    if os.environ.get("SMOL_ENVS_SCREENSHOTS"):
+        folder = Path(os.environ["SMOL_ENVS_SCREENSHOTS"])
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, folder / f"report_{count}_runs.png")
+
+
+@pytest.mark.unit
+def test_every_hook_gives_its_bars_n_and_interval_and_its_warnings(runs):
+    """The four report hooks pass an estimate (N, 95% interval) for every measured bar and
+    their validity warnings to the chart (issue 44: charts over-read)."""
+    charts = {run.header.env_id: run.body.charts[0] for run in report_runs(list(runs.values()))}
+    sizes = {env_id: [v.n for _, values in chart.series for v in values]
+             for env_id, chart in charts.items()}
+    assert sizes == {"pico-dsl-v1": [4, 4], "smolscript": [1] * 18,
+                     "smoltalkbench": [3, 2, 2, 1, 1, 2], "smol-slm-eval": [4, 4]}
+    # a category of one judged sample keeps no t interval; a language's one task keeps Wilson's
+    talk = dict(zip(charts["smoltalkbench"].labels, charts["smoltalkbench"].series[0][1],
+                    strict=True))
+    assert talk["math (1/1)"].method == "t" and math.isnan(talk["math (1/1)"].low)
+    rust = charts["smolscript"].series[0][1][charts["smolscript"].labels.index("Rust")]
+    assert (rust.value, rust.method) == (100.0, "Wilson") and rust.low < 30
+    assert "not a valid measurement" in charts["smoltalkbench"].warning
+    assert "trained on SmolTalkBench" in charts["smoltalkbench"].warning
+    assert charts["smolscript"].warning.startswith("subset: per_language 1")
+    assert charts["pico-dsl-v1"].warning == "subset: first 8 of 480 rows"
+    assert "arc_easy: first 4 of 2376 rows" in charts["smol-slm-eval"].warning
 
 
 @pytest.mark.unit

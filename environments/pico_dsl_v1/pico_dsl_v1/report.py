@@ -124,11 +124,11 @@ def report_hook(results: Results) -> EnvReport:
                  for name, estimate in SHOWN_METRICS.items()}
     table = slice_level_table(by_cell)
     slices = [row[0] for row in table.rows[:-1]]
-    per_slice = tuple(100 * mean([v for k, vs in by_cell.items() if k[0] == s for v in vs])
+    per_slice = tuple(describe([v for k, vs in by_cell.items() if k[0] == s for v in vs])
                       for s in slices)
-    chart = Bars("exact match by slice", tuple(slices), (("exact match", per_slice),),
-                 "exact match x100")
     subset = coverage(results)
+    chart = Bars("exact match by slice", tuple(slices), (("exact match", per_slice),),
+                 "exact match x100", warning=subset and f"subset: {subset}")
     return EnvReport(
         dataset_version=dataset_version(results.env_args),
         status=f"{len(results.rows)} examples",

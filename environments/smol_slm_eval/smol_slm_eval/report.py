@@ -93,11 +93,13 @@ def report_hook(results: Results) -> EnvReport:
     per_task: list[tuple[str, Estimate]] = []
     standings = []
     subsets: dict[str, str] = {}
+    found: dict[tuple[str, str], Estimate] = {}
     for task in sorted(pooled):
         main = headline_metric(task, results.env_args, results)
         for metric in sorted(summary[task]):
             values = [row[metric] for row in pooled[task] if metric in row]
             estimate = describe(values, digits=2)
+            found[(task, metric)] = estimate
             rows.append((task, metric, fmt(estimate.value, 2), f"± {fmt(estimate.stderr, 2)}",
                          f"[{fmt(estimate.low, 2)}, {fmt(estimate.high, 2)}] {estimate.method}",
                          str(estimate.n)))
@@ -114,11 +116,12 @@ def report_hook(results: Results) -> EnvReport:
         components = ", ".join(u[0] for u in composite.int_index(scores).used)
     except ConfigError as exc:
         int_index, components = f"n/a: {exc}", ""
+    labels = [f"{task}: {subset}" for task, subset in subsets.items()]
     chart = Bars("eval_avg metric per benchmark", tuple(f"{t} {m}" for t, m, _ in used),
-                 (("score", tuple(v for _, _, v in used)),), "% (x100)")
+                 (("score", tuple(found.get((t, m), v) for t, m, v in used)),), "% (x100)",
+                 warning="subset: " + "; ".join(labels) if labels else None)
     version = (results.metadata.get("version_info") or {}).get("env_version", "?")
     headline = [*per_task, ("Int Index", int_index)]
-    labels = [f"{task}: {subset}" for task, subset in subsets.items()]
     if components:
         headline.append(("Int Index components", components))
         standings.append(Standing("smol-slm-eval Int Index", int_index,

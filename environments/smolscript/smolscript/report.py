@@ -341,7 +341,21 @@ def estimates(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]
         by_language, lambda means: 100.0 * sum(float(m[0]) for m in means.values()) / len(means),
         label="languages") if by_language else binary([])
     return {"macro": macro, "micro_accuracy": describe([p for v in by_language.values()
-                                                        for p in v])}
+                                                        for p in v]),
+            "per_language": per_language_estimates(scored)}
+
+
+def per_language_estimates(records: Sequence[Mapping[str, Any]]
+                           ) -> dict[str, dict[str, Estimate]]:
+    """{language: {"pass_at_1": ..., "syntax_success": ...}} x100 over the language's scored
+    tasks, each with its N and 95% interval (`describe`: Wilson for pass/fail tasks, t over
+    tasks whose several samples make a share)."""
+    by_language: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        by_language.setdefault(record["language"], []).append(record)
+    return {lang: {"pass_at_1": describe([float(r["passed"]) for r in mine]),
+                   "syntax_success": describe([float(r["syntax_ok"]) for r in mine])}
+            for lang, mine in by_language.items()}
 
 
 # --------------------------------------------------------------------------- presenting
@@ -361,16 +375,23 @@ def language_table(summary: Mapping[str, Any]) -> Table:
                  ("Language", "Tasks", "Pass@1", "Syntax", "Hidden-test rate"), tuple(rows))
 
 
-def language_bars(summary: Mapping[str, Any]) -> Bars:
-    """Per-language Pass@1 and syntax success as one bar chart (titled with the headline)."""
+def language_bars(summary: Mapping[str, Any], warning: str | None = None) -> Bars:
+    """Per-language Pass@1 and syntax success as one bar chart (titled with the headline),
+    each bar with its N and 95% interval where `summarize_results` computed them
+    (`summary["estimates"]["per_language"]`), else the bare figure (drawn as unknown);
+    `warning` (e.g. the run's subset) is drawn on the chart."""
     langs = summary["languages"]
     per = summary["per_language"]
+    known = summary.get("estimates", {}).get("per_language", {})
     name, score = headline(summary)
+
+    def values(key: str) -> tuple[Estimate | float | None, ...]:
+        return tuple(known.get(lang, {}).get(key, per[lang][key]) for lang in langs)
+
     return Bars(f"Pass@1 and syntax success by language; {name} {_fmt(score)}",
                 tuple(per[lang]["display_name"] for lang in langs),
-                (("Pass@1", tuple(per[lang]["pass_at_1"] for lang in langs)),
-                 ("syntax success", tuple(per[lang]["syntax_success"] for lang in langs))),
-                "% of tasks")
+                (("Pass@1", values("pass_at_1")), ("syntax success", values("syntax_success"))),
+                "% of tasks", warning=warning)
 
 
 # --------------------------------------------------------------------------- smol-envs report
@@ -417,7 +438,8 @@ def report_hook(results: Results, edition: str = "default") -> EnvReport:
         dataset_version=f"edition {summary['edition']}, sha256 {sha[:12]}",
         status=summary["status"],
         headline=((name, macro), ("micro_accuracy", summary["estimates"]["micro_accuracy"])),
-        tables=tuple(tables), charts=(language_bars(summary),), notes=tuple(notes),
+        tables=tuple(tables), notes=tuple(notes),
+        charts=(language_bars(summary, subset and f"subset: {subset}"),),
         subset=subset, leaderboard=(Standing(score_column(summary["edition"]), macro, subset),))
 
 

@@ -377,11 +377,19 @@ def headline(report: Report, samples: Sequence[Sample]) -> tuple[tuple[str, Cell
     return tuple(rows)
 
 
-def category_bars(report: Report) -> Bars:
-    """Win rate x100 by category, each label with its judged / total."""
+def category_bars(report: Report, samples: Sequence[Sample], warning: str | None = None
+                  ) -> Bars:
+    """Win rate x100 by category, each label with its judged / total, each bar with its N
+    (judged samples) and t 95% interval (`mean_score` over the category's judged samples, as
+    the overall win rate); `warning` (e.g. the small judge's caveat) is drawn on the chart."""
+    judged: dict[str, list[float]] = defaultdict(list)
+    for s in samples:
+        if not s.judge_error:
+            judged[s.category].append(s.win_prob)
     return Bars("win rate by category (judged / total)",
                 tuple(f"{r.name} ({r.judged}/{r.judged + r.failed})" for r in report.by_category),
-                (("win rate", tuple(r.win_rate for r in report.by_category)),), "win rate x100")
+                (("win rate", tuple(mean_score(judged[r.name]) for r in report.by_category)),),
+                "win rate x100", warning=warning)
 
 
 def dataset_version(env_args: Mapping[str, Any]) -> str:
@@ -416,10 +424,18 @@ def report_hook(results: Results) -> EnvReport:
     return EnvReport(
         dataset_version=dataset_version(results.env_args),
         status=f"judged {report.overall.judged} of {report.total}",
-        headline=figures, tables=tables, charts=(category_bars(report),),
+        headline=figures, tables=tables,
+        charts=(category_bars(report, samples, _chart_warning(
+            warning, caveat, subset and f"subset: {subset}")),),
         notes=tuple(f"warning: {w}" for w in (warning, caveat) if w), subset=subset,
         leaderboard=(Standing("smoltalkbench win rate", dict(figures)[WIN_RATE], subset,
                               caveat),))
+
+
+def _chart_warning(*parts: str | None) -> str | None:
+    """What the chart must say on itself: the report's warnings (contamination, the judge's
+    caveat, the subset) joined, or None when there is none."""
+    return "; ".join(p.rstrip(".") for p in parts if p) or None
 
 
 # Rows of the benchmarks whose size is known without loading them (dataset, config, split).

@@ -205,16 +205,48 @@ class Table:
     rows: tuple[tuple[Cell, ...], ...]
 
 
+BarValue = float | Estimate | None
+
+
+def bar_estimate(value: BarValue) -> Estimate | None:
+    """The estimate behind a bar value, or None for a bare number or None (N and interval
+    unknown)."""
+    return value if isinstance(value, Estimate) else None
+
+
+def bar_height(value: BarValue) -> float | None:
+    """A bar value's height in its unit: the estimate's value, the number, or None where there
+    is none (None, NaN)."""
+    height = value.value if isinstance(value, Estimate) else value
+    return None if height is None or math.isnan(height) else float(height)
+
+
+def bar_is_weak(value: BarValue) -> bool:
+    """True for a bar a reader must not take at face value: it rests on one row (N=1) or its
+    95% interval is unknown (a bare number, or an estimate with a NaN bound)."""
+    estimate = bar_estimate(value)
+    return (estimate is None or estimate.n <= 1 or math.isnan(estimate.low)
+            or math.isnan(estimate.high))
+
+
 @dataclass(frozen=True)
 class Bars:
-    """A bar chart: one bar per label and series, values in `unit` (None = no value, drawn as
-    an empty bar labelled n/a); `limit` is the axis maximum (None: from the data)."""
+    """A bar chart: one bar per label and series, values in `unit`.
+
+    series: (name, values) pairs, one value per label: an `Estimate` (drawn with its N and
+        95% interval whiskers), a bare number (N and interval unknown: drawn marked), or None
+        (no value: an empty bar labelled n/a).
+    limit: the axis maximum (None: from the data).
+    warning: a validity warning drawn on the picture itself (e.g. a judge too small to
+        measure anything, a subset that is not the benchmark); None when there is none.
+    """
 
     title: str
     labels: tuple[str, ...]
-    series: tuple[tuple[str, tuple[float | None, ...]], ...]
+    series: tuple[tuple[str, tuple[BarValue, ...]], ...]
     unit: str
     limit: float | None = 100.0
+    warning: str | None = None
 
 
 FULL_BENCHMARK = "full benchmark"
