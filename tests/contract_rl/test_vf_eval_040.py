@@ -9,6 +9,7 @@ loop here, `--no-push` uploads nothing (and `uv` must be on the PATH). A few row
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -80,7 +81,8 @@ def test_each_taskset_runs_under_vf_eval_040(env_id: str, reward: str, local_mod
         assert trace["ok"], trace["errors"]
         assert list(trace["rewards"]) == [reward]
         assert 0.0 <= trace["rewards"][reward]["score"] <= 1.0
-        assert trace["info"]["behaviour_version"] == "1.0.0"
+        assert trace["info"]["behaviour_version"] == importlib.import_module(
+            env_id.replace("-", "_") + ".scorer").BEHAVIOUR_VERSION
 
 
 def test_smol_slm_eval_refuses_under_vf_eval_040(local_model_base_url: str,
