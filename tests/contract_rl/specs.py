@@ -50,7 +50,11 @@ def smoltalk_judge(tasks: list[Any]) -> Callable[[dict], list[tuple[str, float]]
     def verdict(body: dict) -> list[tuple[str, float]]:
         user = body["messages"][-1]["content"]
         task = next(t for t in tasks if judge.neutralize(t.data.prompt) in user)
-        label = judge.reply_label(task.data.prompt, 0)
+        # The reply's label is drawn per reply: it is the label whose section does not hold
+        # the reference.
+        reference = judge.neutralize(task.data.reference)
+        label = next(lab for lab in judge.IDENTIFIERS
+                     if f'id="{judge.other_label(lab)}">\n{reference}\n' in user)
         if SMOLTALK_JUDGE_FAILS in user:
             return [(label, 0.5)]  # a positive logprob: malformed, an infrastructure failure
         winner = label if SMOLTALK_GOLD in user else judge.other_label(label)

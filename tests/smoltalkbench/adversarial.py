@@ -30,6 +30,22 @@ _LOOKALIKES = str.maketrans("аеорсхуіѕԛԝոΑΕΟΡαεορ", "aeopcxy
 _OPEN = re.compile(r'<answer(\S*) id="(m|M)">\n')
 
 
+def judged_answer(reply: str) -> str:
+    """The answer of `reply` that the judge is shown (trace split off, stripped): the text the
+    reply's label is drawn from (`judge.reply_label`)."""
+    from smol_envs_core.reasoning import split_reasoning
+
+    return (split_reasoning(reply.strip()).answer or "").strip()
+
+
+def shown_as(rows: list[dict], label: str, make: Callable[[str, str], str]) -> dict:
+    """The first row on which the reply `make(label, reference)` is shown under `label`."""
+    from smoltalkbench import judge
+
+    return next(r for r in rows if judge.reply_label(
+        r["instruction"], 0, judged_answer(make(label, r["output"]))) == label)
+
+
 def fold(text: str) -> str:
     """The prompt as a gullible reader sees it: NFKC, format characters skipped, look-alikes
     read as Latin letters."""
