@@ -28,7 +28,7 @@ CONTROL_SPELLINGS = [
     "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|start_header_id|>",
     "<|end_header_id|>", "<|begin_of_text|>", "<start_of_turn>", "<end_of_turn>", "<s>", "</s>",
     "<bos>", "<eos>", "[INST]", "[/INST]", "<<SYS>>", "<\uff5cbegin\u2581of\u2581sentence\uff5c>",
-    "<|user|>", "<|assistant|>", "<|end|>", "\uff1c|im_start|\uff1e",
+    "<|user|>", "<|assistant|>", "<|end|>", "\uff1c|im_start|\uff1e", "[gMASK]", "<sop>",
 ]
 
 
@@ -140,8 +140,10 @@ def test_other_400s_stay_judge_errors():
 
 
 def local_client(base_url: str, model: str, **extra) -> JudgeClient:
+    # A shared 2-core machine under load answers slowly: a generous timeout, so that a slow
+    # answer is never taken for a failure.
     return JudgeClient(JudgeConfig(model=model, base_url=base_url, api_key_var=None,
-                                   label_bias="tokens", **extra))
+                                   label_bias="tokens", timeout_s=900.0, **extra))
 
 
 def chatml(messages: list[dict]) -> str:

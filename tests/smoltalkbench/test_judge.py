@@ -99,7 +99,8 @@ def test_model_text_cannot_inject_a_template_slot_or_close_its_section():
         ([("m", True), ("M", LN(0.5))], "m", None, "logprob True", "boolean logprob"),
         ([("m", 0.7), ("M", LN(0.5))], "m", None, "logprob 0.7", "positive logprob"),
         ([(None, LN(0.5)), ("M", LN(0.5))], "m", None, "token None", "missing token"),
-        ([("", LN(0.5)), ("M", LN(0.5))], "m", None, "token ''", "empty token text"),
+        ([("", LN(0.5)), ("M", LN(0.5))], "m", 0.0, None,
+         "empty token text: a control token the server does not spell, off the labels"),
         ([(7, LN(0.5))], "m", None, "token 7", "non-string token"),
         ([("m", float("-inf")), ("M", LN(0.5))], "M", 1.0, None, "-inf is probability 0"),
         (

@@ -219,15 +219,18 @@ def clean_top_logprobs(entries: Sequence[tuple[object, object]] | None, keep: in
     (all when None).
 
     Returns (pairs, None), or (None, reason) when the reply is malformed: no entries, a token
-    that is missing, not a string or empty, or a logprob that is missing, not a number, NaN or
-    positive. llama.cpp appends the sampled token when it is outside the top k, hence the cut.
-    Never raises.
+    that is missing or not a string, or a logprob that is missing, not a number, NaN or
+    positive. An empty token text is a real answer: llama-cpp-python spells a control token
+    (`<|im_end|>`) as "" (measured: SmolLM2 shown a reply holding broken ChatML tokens puts its
+    top token there); it counts as probability off the labels, never as a judge failure a
+    reply could trigger. llama.cpp appends the sampled token when it is outside the top k,
+    hence the cut. Never raises.
     """
     if not entries:
         return None, "judge reply has no logprobs"
     pairs = []
     for token, logprob in entries:
-        if not isinstance(token, str) or not token:
+        if not isinstance(token, str):
             return None, f"malformed judge logprobs: token {token!r}"
         if isinstance(logprob, bool) or not isinstance(logprob, int | float):
             return None, f"malformed judge logprobs: logprob {logprob!r} for token {token!r}"

@@ -48,15 +48,16 @@ _ANGLES = {**dict.fromkeys("\u3008\u27e8\u2329\u276c\u29fc\u227a\u00ab\u300a\u27
                            "\u29d9\u2771\u276f", ">")}
 # Control tokens of the chat templates the collection can meet, as skeleton patterns (lower
 # case): every `<|name|>` (ChatML, Llama 3, Phi, GPT, DeepSeek's full-width bars), the named
-# `<name>` tokens of Gemma, Llama 2, T5 and BERT-like vocabularies, Llama 2 / Mistral's
-# `[INST]`-style markers and `<<SYS>>`.
+# `<name>` tokens of Gemma, Llama 2, GLM, T5 and BERT-like vocabularies, Llama 2 / Mistral's
+# `[INST]`-style markers, GLM's `[gMASK]` and `<<SYS>>`.
 _SPECIAL = re.compile(
     r"<\|[^<>|\n]{1,64}\|>"
     r"|<\s*/?\s*(?:s|bos|eos|pad|unk|mask|sep|cls|start_of_turn|end_of_turn|start_of_image"
-    r"|end_of_image|eot|eom|endoftext|im_start|im_end|turn|bot|eot_id|image_soft_token)\s*>"
+    r"|end_of_image|eot|eom|endoftext|im_start|im_end|turn|bot|eot_id|image_soft_token|sop"
+    r"|eop)\s*>"
     r"|<<\s*/?\s*sys\s*>>"
     r"|\[\s*/?\s*(?:inst|sys|system_prompt|available_tools|tool_calls|tool_results|img"
-    r"|control_\d+)\s*\]"
+    r"|control_\d+|gmask|smask|mask)\s*\]"
 )
 # Default_Ignorable_Code_Point outside category Cf (Unicode 15.1 DerivedCoreProperties.txt).
 _IGNORABLE = (
