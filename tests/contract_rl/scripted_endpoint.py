@@ -81,6 +81,9 @@ class ScriptedEndpoint:
                     endpoint.requests.append(body)
                 if body.get("logprobs") and endpoint.judge is not None:
                     top = endpoint.judge(body)
+                    if isinstance(top, dict):  # an HTTP error: {"status": 400, "error": {...}}
+                        self._json({"error": top["error"]}, top["status"])
+                        return
                     self._json(_completion(endpoint.model, top[0][0], top))
                     return
                 reply = endpoint.reply_for(body)
@@ -92,9 +95,9 @@ class ScriptedEndpoint:
                 else:
                     self._json(_completion(endpoint.model, reply))
 
-            def _json(self, payload: dict[str, Any]) -> None:
+            def _json(self, payload: dict[str, Any], status: int = 200) -> None:
                 data = json.dumps(payload).encode()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

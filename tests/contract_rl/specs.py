@@ -42,15 +42,30 @@ def pico() -> Spec:
     )
 
 
-def smoltalk_judge(tasks: list[Any]) -> Callable[[dict], list[tuple[str, float]]]:
+SMOLTALK_JUDGE_CONTEXT_CHARS = 20_000
+"""The scripted judge refuses longer requests with the HTTP 400 our server sends for a request
+over its context (the parity corpus's over-long reply is 23,000+ characters)."""
+
+
+def smoltalk_judge(tasks: list[Any]) -> Callable[[dict], list[tuple[str, float]] | dict]:
     """A scripted judge: prefers the model's reply when it is the scripted gold, else the
-    reference (top logprobs hold only the preferred identifier)."""
+    reference (top logprobs hold only the preferred identifier); a request over
+    SMOLTALK_JUDGE_CONTEXT_CHARS gets the context-length 400 of a real server."""
     from smoltalkbench import judge
 
-    def verdict(body: dict) -> list[tuple[str, float]]:
+    def verdict(body: dict) -> list[tuple[str, float]] | dict:
         user = body["messages"][-1]["content"]
+        if len(user) > SMOLTALK_JUDGE_CONTEXT_CHARS:
+            return {"status": 400, "error": {
+                "message": "This model's maximum context length is 2048 tokens. However, you "
+                           "requested 6000 tokens.", "type": "invalid_request_error",
+                "code": "context_length_exceeded"}}
         task = next(t for t in tasks if judge.neutralize(t.data.prompt) in user)
-        label = judge.reply_label(task.data.prompt, 0)
+        # The reply's label is drawn per reply: it is the label whose section does not hold
+        # the reference.
+        reference = judge.neutralize(task.data.reference)
+        label = next(lab for lab in judge.IDENTIFIERS
+                     if f'id="{judge.other_label(lab)}">\n{reference}\n' in user)
         if SMOLTALK_JUDGE_FAILS in user:
             return [(label, 0.5)]  # a positive logprob: malformed, an infrastructure failure
         winner = label if SMOLTALK_GOLD in user else judge.other_label(label)

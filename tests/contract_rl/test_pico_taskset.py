@@ -54,6 +54,12 @@ def test_shaped_reward_is_opt_in_and_named_apart() -> None:
     # Without an answer block the reply's lines still earn credit for the work, less the form.
     assert scored(task, "\n".join(lines))[0] == {"shaped_line_similarity": 0.9}
     assert scored(task, "Sure!\n" + "\n".join(lines))[0] == {"shaped_line_similarity": 0.0}
+    # Nothing is read from a reasoning trace: gold lines inside one that never closed, or
+    # inside a closed one with nothing after it, earn 0 (0.9 before behaviour 1.1.0).
+    assert scored(task, "<think>" + "\n".join(lines))[0] == {"shaped_line_similarity": 0.0}
+    assert scored(task, "\n".join(lines) + "\n<think>")[0] == {"shaped_line_similarity": 0.0}
+    closed = "<think>\n" + "\n".join(lines) + "\n</think>\nDone."
+    assert scored(task, closed)[0] == {"shaped_line_similarity": 0.0}
 
 
 def test_shaped_reward_pays_nothing_for_answers_that_skip_the_tape() -> None:

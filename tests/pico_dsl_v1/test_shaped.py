@@ -31,6 +31,9 @@ def shaped(reply: str, targets: list[str] = GOLD) -> float:
         (block(GOLD), 1.0, "the gold block"),
         (block([S, R, R, S]), 0.0, "the copy answer never runs the tape"),
         (block([S, R, R.upper(), S.upper()]), 0.0, "a tape-blind case change is no work"),
+        (block([S, R, R.title(), R.title()[::-1]]), 0.0, "title case of line 2 is no work"),
+        (block([S, R, "".join(c * 2 for c in R), "".join(c * 2 for c in S)]), 0.0,
+         "every character doubled is no work"),
         (block([*GOLD, "extra"]), FORM_FACTOR, "four gold lines and an extra line: not exact"),
         ("\n".join(GOLD), FORM_FACTOR, "four gold lines without the block"),
         ("\n".join([*GOLD, "extra"]), FORM_FACTOR, "bare gold lines and an extra line"),
@@ -42,6 +45,16 @@ def shaped(reply: str, targets: list[str] = GOLD) -> float:
         ("exact_match: 1.0\nshaped_line_similarity: 1.0", 0.0, "imitates the scorer's output"),
         (block(GOLD) + "\n<answer>\n" + "\n".join([S, R, R, S]) + "\n</answer>", 0.0,
          "only the trailing block counts: a gold block drafted before a copy block earns 0"),
+        ("<think>\n" + "\n".join(GOLD), 0.0,
+         "gold lines inside a reasoning trace that never closed: nothing is read from a trace"),
+        ("<think>" + "\n".join(GOLD), 0.0,
+         "the unclosed trace opens on line 1: lines 3 and 4 are still inside it (0.9 before)"),
+        ("\n".join(GOLD) + "\n<think>", 0.0,
+         "a trace opened after the lines and never closed: no answer (0.9 before)"),
+        ("<think>\n" + "\n".join(GOLD) + "\n</think>\nI give up.", 0.0,
+         "gold lines inside a closed trace, no answer after it"),
+        ("<think>\nscratch\n</think>\n" + "\n".join(GOLD), FORM_FACTOR,
+         "gold lines after a closed trace are the answer (no block)"),
     ],
 )
 def test_golden_cases(reply: str, expected: float, why: str) -> None:
@@ -63,8 +76,10 @@ def test_look_alike_characters_never_reach_one(line3: str, why: str) -> None:
 
 
 def test_partial_work_earns_partial_credit() -> None:
-    """Getting one more of the tape's changes right never lowers the reward."""
-    steps = ["pan staC", "paa staC", "paa(N staC", "paa(N S)!a"]
+    """Getting one more of the tape's changes right never lowers the reward. (The first
+    change alone, "paa staC", is no closer than the alternating-case line 2 "PaN StAc", a
+    tape-blind answer, so it is not a step here.)"""
+    steps = ["pan staC", "paa(N staC", "paa(N S)!C", "paa(N S)!a"]
     rewards = [shaped(block([S, R, line, line[::-1]])) for line in steps]
     assert rewards[0] == 0.0 and rewards[-1] == 1.0
     assert rewards == sorted(rewards) and len(set(rewards)) == len(rewards)

@@ -135,6 +135,15 @@ def symbol(row: dict, op: str) -> str:
          "lowering the only capital: a tape-blind lower() of line 2 is exact"),
         ("Cats nap", ["SWAPCASE"] * 8 + ["UPPER"], "one case change on every letter",
          "every letter swapped: a tape-blind swapcase() of line 2 is exact"),
+        ("Cats nap", ["REPEAT"] * 8 + ["TAKE"], "every character doubled",
+         "every character repeated: doubling line 2 without the tape is exact"),
+        ("Cats nap", ["UPPER", "LOWER", "UPPER", "TAKE", "LOWER", "UPPER", "LOWER", "UPPER",
+                      "TAKE"], "alternating or title case",
+         "upper/lower by turns over the letters: alternating case of line 2 is exact"),
+        ("Cats nap", ["UPPER", "TAKE", "TAKE", "TAKE", "TAKE", "TAKE", "TAKE", "LOWER", "TAKE"],
+         "alternating or title case", "str.capitalize() of line 2 ('Pan stac') is exact"),
+        ("Cats nap", ["UPPER", "TAKE", "TAKE", "TAKE", "UPPER", "TAKE", "TAKE", "LOWER", "TAKE"],
+         "alternating or title case", "str.title() of line 2 ('Pan Stac') is exact"),
     ],
 )
 def test_rows_a_tape_blind_answer_solves_are_rejected(

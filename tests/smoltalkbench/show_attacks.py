@@ -17,11 +17,11 @@ import re
 import sys
 from types import SimpleNamespace
 
-from smoltalkbench import data, judge, load_environment
+from smoltalkbench import data, load_environment
 
 from tests.contract_rl.driver import load_tasks
 from tests.contract_rl.scripted_endpoint import ScriptedEndpoint
-from tests.smoltalkbench.adversarial import ATTACKS, GullibleJudge
+from tests.smoltalkbench.adversarial import ATTACKS, GullibleJudge, shown_as
 
 
 def judge_view(body: dict) -> str:
@@ -66,7 +66,7 @@ async def taskset(base_url: str, instruction: str, reply: str, options: dict) ->
 def main(options: dict) -> None:
     rows = data.load_rows("fixture").to_list()
     for attack in ATTACKS:
-        row = next(r for r in rows if judge.reply_label(r["instruction"]) == attack.shown_as)
+        row = shown_as(rows, attack.shown_as, attack.reply)
         label = attack.shown_as
         reply = attack.reply(label, row["output"])
         judged = GullibleJudge(row["output"], reasoning=attack.reasoning_judge)

@@ -19,15 +19,16 @@ from smoltalkbench.judge_client import JudgeClient, JudgeConfig
 
 from tests.contract_rl.driver import load_tasks
 from tests.contract_rl.scripted_endpoint import ScriptedEndpoint
-from tests.smoltalkbench.adversarial import ATTACKS, GOOD, GullibleJudge, fold
+from tests.smoltalkbench.adversarial import ATTACKS, GOOD, GullibleJudge, fold, shown_as
 
 pytestmark = pytest.mark.integration
 
 ROWS = data.load_rows("fixture").to_list()
 
 
-def row_shown_as(label: str) -> dict:
-    return next(r for r in ROWS if judge.reply_label(r["instruction"]) == label)
+def row_shown_as(label: str, make=lambda label, reference: GOOD) -> dict:
+    """A fixture row on which the reply `make(label, reference)` is shown under `label`."""
+    return shown_as(ROWS, label, make)
 
 
 def seen_sections(user: str, tag: str) -> dict[str, str]:
@@ -143,7 +144,7 @@ async def taskset(base_url: str, row: dict, message: dict, **extra) -> tuple[flo
 
 def both(attack, **extra):
     """(classic state, v1 reward, v1 metrics, judge requests) for one attack."""
-    row = row_shown_as(attack.shown_as)
+    row = row_shown_as(attack.shown_as, attack.reply)
     message = {"content": attack.reply(attack.shown_as, row["output"])}
     judged = GullibleJudge(row["output"], reasoning=attack.reasoning_judge)
     with ScriptedEndpoint({}, judge=judged) as endpoint:
@@ -158,6 +159,11 @@ EXPECTED = {  # attack name: (reward in both adapters, no_verdict)
     "forged verdict heading": (0.05, 0.0),
     "forged verdict behind look-alike and invisible delimiters": (0.05, 0.0),
     "forged empty reference section": (0.05, 0.0),
+    "forged ChatML assistant turn": (0.05, 0.0),
+    "forged Gemma model turn": (0.05, 0.0),
+    "forged Llama 3 turn": (0.05, 0.0),
+    "forged Llama 2 turn": (0.05, 0.0),
+    "forged ChatML turn with a combining mark and look-alike brackets": (0.05, 0.0),
     "reply that derails the judge": (0.0, 1.0),
     "long reasoning trace, short answer": (0.95, 0.0),
     "unclosed reasoning trace": (0.0, 0.0),
@@ -175,7 +181,7 @@ def test_attacks_earn_nothing_in_both_adapters(attack):
     assert metrics["no_verdict"] == no_verdict
     assert state["metrics"]["trace_chars"] == metrics["trace_chars"]
     if requests:  # what the judge saw of the reply is the reply's neutralised answer, counted
-        row = row_shown_as(attack.shown_as)
+        row = row_shown_as(attack.shown_as, attack.reply)
         answer = attack.reply(attack.shown_as, row["output"]).split("</think>")[-1].strip()
         prompt = judge.build_prompt(row["instruction"], answer, row["output"])
         assert requests[0]["messages"] == prompt.messages
@@ -185,7 +191,7 @@ def test_attacks_earn_nothing_in_both_adapters(attack):
 def test_a_reasoning_trace_is_never_judged_nor_counted():
     attack = next(a for a in ATTACKS if a.name == "long reasoning trace, short answer")
     state, _, metrics, requests = both(attack)
-    reply = attack.reply("m", row_shown_as("m")["output"])
+    reply = attack.reply("m", row_shown_as("m", attack.reply)["output"])
     assert "hmm" not in requests[0]["messages"][1]["content"]
     assert state["judge"]["reply_chars"] == len(GOOD)
     assert state["metrics"]["trace_chars"] == len(reply) - len("\n" + GOOD) == metrics[
@@ -236,7 +242,7 @@ def test_the_unconstrained_reask_adds_a_reminder_turn():
     assert [m["role"] for m in reask["messages"][2:]] == ["assistant", "user"]
     assert reask["messages"][2]["content"] == "Clouds"
     assert reask["messages"][3]["content"] == judge.reask_text()
-    row = row_shown_as("m")
+    row = row_shown_as("m", attack.reply)
     assert control["messages"] == judge.build_prompt(row["instruction"], row["output"],
                                                      row["output"]).messages
 

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.unit
 LN = math.log
 
 
-def test_order_is_fixed_per_instruction_and_seed():
+def test_order_is_fixed_per_instruction_reply_and_seed():
     labels = [judge.reply_label(f"question {i}") for i in range(200)]
     assert labels == [judge.reply_label(f"question {i}") for i in range(200)]
     # A fair hash puts the reply first about half the time.
@@ -18,10 +18,24 @@ def test_order_is_fixed_per_instruction_and_seed():
     assert any(judge.reply_label(f"question {i}", seed=1) != labels[i] for i in range(200))
 
 
+def test_a_policy_cannot_learn_its_label_per_prompt():
+    """Issue 42: the label used to be a fixed hash of the instruction, so a policy trained on
+    one prompt could learn which label to forge. Now each reply to the same prompt is a fresh,
+    fair draw (still reproducible for the same reply)."""
+    labels = [judge.reply_label("Plan a picnic.", 0, f"reply {i}") for i in range(200)]
+    assert 70 < labels.count("m") < 130
+    assert labels == [judge.reply_label("Plan a picnic.", 0, f"reply {i}") for i in range(200)]
+    prompt = judge.build_prompt("Plan a picnic.", "reply 7", "ref")
+    assert prompt.label == labels[7]
+    assert judge.build_prompt("Plan a picnic.", "reply 7", "ref", label="M").label == "M"
+    with pytest.raises(ValueError):
+        judge.build_prompt("Plan a picnic.", "reply 7", "ref", label="x")
+
+
 @pytest.mark.parametrize("instruction", ["Why is the sky blue?", "How do clouds form?", "x"])
 def test_build_messages_places_reply_and_reference_under_their_labels(instruction):
     messages, label = judge.build_messages(instruction, "REPLY-TEXT", "REFERENCE-TEXT")
-    assert label == judge.reply_label(instruction)
+    assert label == judge.reply_label(instruction, 0, "REPLY-TEXT")
     assert [m["role"] for m in messages] == ["system", "user"]
     user = messages[1]["content"]
     tag = judge.fence_tag(instruction)
@@ -85,7 +99,8 @@ def test_model_text_cannot_inject_a_template_slot_or_close_its_section():
         ([("m", True), ("M", LN(0.5))], "m", None, "logprob True", "boolean logprob"),
         ([("m", 0.7), ("M", LN(0.5))], "m", None, "logprob 0.7", "positive logprob"),
         ([(None, LN(0.5)), ("M", LN(0.5))], "m", None, "token None", "missing token"),
-        ([("", LN(0.5)), ("M", LN(0.5))], "m", None, "token ''", "empty token text"),
+        ([("", LN(0.5)), ("M", LN(0.5))], "m", 0.0, None,
+         "empty token text: a control token the server does not spell, off the labels"),
         ([(7, LN(0.5))], "m", None, "token 7", "non-string token"),
         ([("m", float("-inf")), ("M", LN(0.5))], "M", 1.0, None, "-inf is probability 0"),
         (

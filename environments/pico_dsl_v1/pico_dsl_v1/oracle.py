@@ -100,8 +100,42 @@ def target_lines(text: str, tape: str, dictionary: Mapping[str, str]) -> tuple[s
     return (text, reversed_text, line3, line3[::-1])
 
 
-def blind_outputs(source: str) -> tuple[str, str, str, str]:
-    """Line-3 answers that need no tape: `source` (reverse(S)) unchanged, and with every letter
-    upper-cased, lower-cased or case-swapped. The validator refuses a row whose line 3 is one of
-    them, and the shaped reward pays only for getting closer than the best of them."""
-    return (source, source.upper(), source.lower(), source.swapcase())
+def alternate_case(text: str, upper_first: bool, letters_only: bool) -> str:
+    """`text` in alternating case: upper, lower, upper, ... (`upper_first`) or lower, upper, ...
+
+    With `letters_only` the alternation counts letters only (`"a b"` -> `"A B"`), otherwise
+    every position (`"a b"` -> `"A b"` hits the space). Pure.
+    """
+    out, count = [], 0
+    for char in text:
+        if letters_only and not char.isalpha():
+            out.append(char)
+            continue
+        out.append(char.upper() if (count % 2 == 0) == upper_first else char.lower())
+        count += 1
+    return "".join(out)
+
+
+def double_each(text: str) -> str:
+    """`text` with every character written twice (`"ab"` -> `"aabb"`)."""
+    return "".join(char * 2 for char in text)
+
+
+# Case changes a policy can apply to a whole line without reading the tape.
+BLIND_CASES: tuple = (
+    str, str.upper, str.lower, str.swapcase, str.capitalize, str.title,
+    *(lambda text, u=u, lo=lo: alternate_case(text, u, lo)
+      for u in (True, False) for lo in (True, False)),
+)
+
+
+def blind_outputs(source: str) -> tuple[str, ...]:
+    """Line-3 answers that need no tape, distinct, in a fixed order: `source` (reverse(S)) and
+    every character of it doubled, each under every case change of BLIND_CASES (unchanged,
+    upper, lower, swapped, capitalized, title case, alternating case by letter or by position,
+    starting upper or lower), the doubling applied before or after the case change. The
+    validator refuses a row whose line 3 is one of them, and the shaped reward pays only for
+    getting closer than the best of them. Pure."""
+    found = [case(base) for base in (source, double_each(source)) for case in BLIND_CASES]
+    found += [double_each(case(source)) for case in BLIND_CASES]
+    return tuple(dict.fromkeys(found))

@@ -19,7 +19,7 @@ from .score import EXACT_LINE_METRICS, METRIC_NAMES, SIMILARITY_LINE_METRICS, sc
 from .shaped import shaped_line_similarity
 
 ENV_ID = "pico-dsl-v1"
-BEHAVIOUR_VERSION = "1.0.0"
+BEHAVIOUR_VERSION = "1.1.0"
 RECORD_KEY = "pico_dsl_v1_scores"
 SHAPED = "shaped_line_similarity"
 FAILURE_KINDS = ("empty_response", "no_answer_block", "wrong_line_count", "wrong_answer")

@@ -9,9 +9,9 @@ the part of the task that is work:
   little (it earned 0.79 of the earlier mean-similarity reward). So only lines 3 and 4 are
   paid.
 - Each is paid relative to the best *tape-blind* answer for it: the copy line, or the copy line
-  with every letter upper-cased, lower-cased or case-swapped (`oracle.blind_outputs`; line 4's
-  are their reverses), the answers a policy can give without reading the tape. With `sim` the
-  predicted line's similarity to the gold line (`score.line_similarity`: 1 - Levenshtein
+  under a whole-line case change or with every character doubled (`oracle.blind_outputs`;
+  line 4's are their reverses), the answers a policy can give without reading the tape. With
+  `sim` the predicted line's similarity to the gold line (`score.line_similarity`: 1 - Levenshtein
   distance / longer length; a missing line 0) and `base` the best tape-blind answer's,
   `work = max(0, sim - base) / (1 - base)`: 1.0 for the gold line, 0 for anything no closer
   than a tape-blind answer. When a tape-blind answer equals the gold line (`base` = 1; the
@@ -22,8 +22,9 @@ the part of the task that is work:
   times FORM_FACTOR (0.9) otherwise: the form is never paid on its own, it only scales the
   work's credit.
 
-The lines read are the block's when the reply ends with an `<answer>` block, else the reply's
-non-empty lines (stripped), so that a reply without the block still earns credit for its work.
+The lines read are the block's when the reply ends with an `<answer>` block, else the non-empty
+lines (stripped) after any reasoning trace, so that a reply without the block still earns credit
+for its work; nothing is read from inside a trace, and a trace that never closed earns 0.
 Pure; in [0, 1]; 1.0 exactly when `score.score_answer` gives exact_match 1.0 (a block of
 exactly the four gold lines): four gold lines followed by extra lines, or without the block,
 earn FORM_FACTOR. Never reported as the benchmark's score.
@@ -32,6 +33,8 @@ earn FORM_FACTOR. Never reported as the benchmark's score.
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from smol_envs_core.reasoning import split_reasoning
 
 from .oracle import blind_outputs
 from .parse import ParsedAnswer
@@ -61,10 +64,15 @@ def line_work(predicted: str | None, target: str, blind: Sequence[str]) -> float
 
 
 def reply_lines(parsed: ParsedAnswer) -> list[str]:
-    """The block's lines, or the reply's non-empty lines (stripped) when it has no block."""
+    """The block's lines, or, without a block, the non-empty lines (stripped) of the reply's
+    answer: by the collection's reasoning-trace rule (`smol_envs_core.reasoning`) nothing inside
+    a trace is read, so a trace that never closed gives no lines at all."""
     if parsed.lines is not None:
         return list(parsed.lines)
-    return [line.strip() for line in parsed.visible_text.split("\n") if line.strip()]
+    answer = split_reasoning(parsed.visible_text).answer
+    if answer is None:
+        return []
+    return [line.strip() for line in answer.split("\n") if line.strip()]
 
 
 def shaped_line_similarity(parsed: ParsedAnswer, targets: Sequence[str]) -> float:

@@ -17,8 +17,9 @@ SLICES: tuple[str, ...] = (
 )
 LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "L4")
 # Version of the fixed benchmark's contents (recorded in its manifest; the README's changelog
-# says what each version changed). 0.2.0: no row whose tape leaves line 2 unchanged.
-DATASET_VERSION = "0.2.0"
+# says what each version changed). 0.2.0: no row whose tape leaves line 2 unchanged. 0.3.0: no
+# row that doubling, alternating, capitalizing or title-casing line 2 solves.
+DATASET_VERSION = "0.3.0"
 ROWS_PER_CELL = 20
 BENCHMARK_SIZE = len(SLICES) * len(LEVELS) * ROWS_PER_CELL  # 480
 

@@ -97,7 +97,8 @@ def _content_problems(row: dict[str, Any]) -> list[str]:
         # Copying line 2 would solve the row: the tape must do some work.
         problems.append("tape changes nothing (line 3 equals line 2)")
     elif line3 in blind_outputs(lines[1]):
-        problems.append("line 3 is line 2 with one case change on every letter")
+        problems.append("line 3 is a tape-blind transform of line 2 (one case change on every "
+                        "letter, every character doubled, alternating or title case)")
     if not line3 or line3 != line3.strip() or "  " in line3:
         problems.append("line 3 empty, padded or with a double space")
     if any(_ML_TOKEN.search(line) for line in lines):

@@ -117,6 +117,7 @@ def load_environment(
     max_judge_error_rate: float = 0.0,
     judge_label_bias: str = "none",
     judge_min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS,
+    judge_both_orders: bool = False,
     source_path: str | None = None,
     **kwargs,
 ) -> vf.Environment:
@@ -129,9 +130,10 @@ def load_environment(
     0 stops the run at the first one; tolerated ones are excluded from the reward average and
     counted. `judge_label_bias` says how a re-ask is constrained to the labels ("none",
     "tokens" for llama-cpp-python, "ids:<ids of m>;<ids of M>"), `judge_min_label_mass` (in
-    [0, 1]) the share of probability the labels need for a verdict. `get_dataset()` is the
-    train split (splits.py): the source conversations that are
-    not in the benchmark, read from `source_path` (a local copy) or the hub; built when asked
+    [0, 1]) the share of probability the labels need for a verdict; `judge_both_orders` judges
+    each reply under both labels and averages (position bias cancels; twice the judge calls).
+    `get_dataset()` is the train split (splits.py): the source conversations that are not in
+    the benchmark, read from `source_path` (a local copy) or the hub; built when asked
     for, it raises InfrastructureError when the source is unreachable. Raises ConfigError for
     invalid numbers.
     """
@@ -160,6 +162,7 @@ def load_environment(
             max_concurrent=judge_max_concurrent,
             label_bias=judge_label_bias,
             min_label_mass=judge_min_label_mass,
+            both_orders=bool(judge_both_orders),
         )
     )
     if client.api_key() is None:

@@ -4,9 +4,13 @@ The judge is a pairwise preference in the manner of AlpacaEval 2.0's weighted an
 (tatsu-lab/alpaca_eval, Apache-2.0; Dubois et al. 2024, "Length-Controlled AlpacaEval"): the
 evaluator sees the instruction and two outputs labelled `m` and `M`, answers with one identifier
 token, and the preference is read from the top-5 logprobs of that token, normalised over the two
-identifiers. Which output gets which label is fixed per instruction by a seeded hash, as AlpacaEval
-fixes its order per instruction. The length penalty is WildBench's rule (allenai/WildBench,
-Lin et al. 2024): a reply more than K characters longer than the reference is at best a tie.
+identifiers. Which output gets which label is a seeded hash of the instruction *and the reply*
+(`reply_label`): reproducible, but not a label a policy can learn per prompt (AlpacaEval fixes
+its order per instruction, which a policy trained on repeated prompts can learn). With
+`both_orders` the reply is judged under each label and the two preferences are averaged
+(`combine_orders`; AlpacaEval's and Arena-Hard's remedy for position bias). The length penalty
+is WildBench's rule (allenai/WildBench, Lin et al. 2024): a reply more than K characters longer
+than the reference is at best a tie.
 
 The prompt text is our own, written to that structure; it lives in `prompts/` beside this module.
 It is rendered in one pass over the template (`render`): inserted text is never scanned again,
@@ -78,13 +82,16 @@ def fence_tag(instruction: str, seed: int = 0) -> str:
     return hashlib.sha256(f"smoltalkbench-fence:{seed}:{instruction}".encode()).hexdigest()[:12]
 
 
-def reply_label(instruction: str, seed: int = 0) -> str:
-    """Identifier (`m` or `M`) under which the model's reply is shown for this instruction.
+def reply_label(instruction: str, seed: int = 0, reply: str = "") -> str:
+    """Identifier (`m` or `M`) under which the model's reply is shown.
 
-    Fixed per (instruction, seed): the lowest bit of SHA-256 over the seed and the instruction,
-    so that about half the prompts show the reply first. The reference gets the other label.
+    The lowest bit of SHA-256 over the seed, the instruction and the reply (the answer as
+    passed to `build_prompt`), so that about half the judgements show the reply first, the
+    same reply always gets the same label (reproducible verdicts), and a policy cannot learn
+    which label its reply will carry for a prompt (each different reply is a new draw). The
+    reference gets the other label.
     """
-    digest = hashlib.sha256(f"smoltalkbench:{seed}:{instruction}".encode()).digest()
+    digest = hashlib.sha256(f"smoltalkbench:{seed}:{instruction}\x00{reply}".encode()).digest()
     return IDENTIFIERS[digest[-1] & 1]
 
 
@@ -95,13 +102,14 @@ def other_label(label: str) -> str:
     return IDENTIFIERS[1 - IDENTIFIERS.index(label)]
 
 
-def neutralize(text: str, tag: str = "") -> str:
+def neutralize(text: str, tag: str = "", specials: Sequence[str] = ()) -> str:
     """Model or user text made safe to embed in the judge prompt (`neutralize.neutralize` with
     this prompt's headings): invisible characters and `tag` removed, the `<` of any section tag
-    or look-alike of one (`</answer>`, `＜/аnswer>`, ...) replaced by `‹`, headings that imitate
-    the prompt's escaped with a backslash. `{` and `}` stay as they are (`render` never re-reads
-    inserted text)."""
-    return neutral.neutralize(text, tag, _prompt_titles())
+    or look-alike of one (`</answer>`, `＜/аnswer>`, ...) replaced by `‹`, chat-template control
+    tokens (`<|im_start|>`, `<start_of_turn>`, `[INST]`, ... and `specials`, the skeletons of
+    the judge tokenizer's own) broken, headings that imitate the prompt's escaped with a
+    backslash. `{` and `}` stay as they are (`render` never re-reads inserted text)."""
+    return neutral.neutralize(text, tag, _prompt_titles(), specials)
 
 
 @cache
@@ -126,13 +134,17 @@ class JudgePrompt:
     reference: str
 
 
-def build_prompt(instruction: str, reply: str, reference: str, seed: int = 0) -> JudgePrompt:
-    """The judge's request for (instruction, reply, reference): texts neutralised, the reply
-    under `reply_label(instruction, seed)`, the template rendered in one pass. Pure."""
+def build_prompt(instruction: str, reply: str, reference: str, seed: int = 0,
+                 label: str | None = None, specials: Sequence[str] = ()) -> JudgePrompt:
+    """The judge's request for (instruction, reply, reference): texts neutralised (`specials`:
+    the judge tokenizer's special-token skeletons), the reply under `label` (default
+    `reply_label(instruction, seed, reply)`), the template rendered in one pass. Pure; raises
+    ValueError for a label that is not an identifier."""
     system, template = prompt_templates()
-    label = reply_label(instruction, seed)
+    label = reply_label(instruction, seed, reply) if label is None else label
+    other_label(label)  # raises for a bad label
     tag = fence_tag(instruction, seed)
-    seen = {name: neutralize(text, tag) for name, text in
+    seen = {name: neutralize(text, tag, specials) for name, text in
             (("instruction", instruction), ("reply", reply), ("reference", reference))}
     outputs = {label: seen["reply"], other_label(label): seen["reference"]}
     user = render(template, {"instruction": seen["instruction"], "output_m": outputs["m"],
@@ -142,10 +154,10 @@ def build_prompt(instruction: str, reply: str, reference: str, seed: int = 0) ->
 
 
 def build_messages(
-    instruction: str, reply: str, reference: str, seed: int = 0
+    instruction: str, reply: str, reference: str, seed: int = 0, label: str | None = None
 ) -> tuple[list[dict[str, str]], str]:
     """([system, user] chat messages, reply_label) of `build_prompt`."""
-    prompt = build_prompt(instruction, reply, reference, seed)
+    prompt = build_prompt(instruction, reply, reference, seed, label)
     return prompt.messages, prompt.label
 
 
@@ -207,15 +219,18 @@ def clean_top_logprobs(entries: Sequence[tuple[object, object]] | None, keep: in
     (all when None).
 
     Returns (pairs, None), or (None, reason) when the reply is malformed: no entries, a token
-    that is missing, not a string or empty, or a logprob that is missing, not a number, NaN or
-    positive. llama.cpp appends the sampled token when it is outside the top k, hence the cut.
-    Never raises.
+    that is missing or not a string, or a logprob that is missing, not a number, NaN or
+    positive. An empty token text is a real answer: llama-cpp-python spells a control token
+    (`<|im_end|>`) as "" (measured: SmolLM2 shown a reply holding broken ChatML tokens puts its
+    top token there); it counts as probability off the labels, never as a judge failure a
+    reply could trigger. llama.cpp appends the sampled token when it is outside the top k,
+    hence the cut. Never raises.
     """
     if not entries:
         return None, "judge reply has no logprobs"
     pairs = []
     for token, logprob in entries:
-        if not isinstance(token, str) or not token:
+        if not isinstance(token, str):
             return None, f"malformed judge logprobs: token {token!r}"
         if isinstance(logprob, bool) or not isinstance(logprob, int | float):
             return None, f"malformed judge logprobs: logprob {logprob!r} for token {token!r}"
@@ -251,6 +266,9 @@ class Verdict:
     p_m: float = 0.0
     p_M: float = 0.0  # noqa: N815
     no_verdict: str | None = None
+    overflow: bool = False
+    """The request exceeded the judge's context (`error` says so): the control pair decides
+    whether the reply or the judge is to blame."""
 
     @property
     def label_mass(self) -> float:
@@ -370,6 +388,35 @@ def judgement(verdict: Verdict, label: str, reply: str, reference: str, k: int,
         reply_label=label,
         p_m=verdict.p_m,
         p_M=verdict.p_M,
+    )
+
+
+def combine_orders(results: Sequence[Judgement], k: int) -> Judgement:
+    """One Judgement from the same reply judged under each label (`both_orders`).
+
+    A judge error in either order is the result's (the first such); else a reply's loss in
+    either order (no verdict, or a context overflow) is the result's; else the raw preferences
+    are averaged (position bias cancels: a reply judged against itself gets 0.5 whatever the
+    judge's favourite slot) and the length rule applied to the mean. `reply_label` is "both";
+    p_m and p_M are the means. Pure; raises ValueError for an empty sequence.
+    """
+    if not results:
+        raise ValueError("combine_orders needs at least one judgement")
+    for failed in ([r for r in results if r.judge_error], [r for r in results if r.reason
+                                                           and not r.reason.startswith("judged")]):
+        if failed:
+            return failed[0]
+    first = results[0]
+    raw = sum(r.raw_win_prob for r in results) / len(results)
+    score, penalized = length_penalty(raw, first.reply_chars, first.reference_chars, k)
+    orders = ", ".join(f"as {r.reply_label}: {r.raw_win_prob:.3f}" for r in results)
+    return Judgement(
+        win_prob=score, raw_win_prob=raw, length_penalized=penalized,
+        reply_chars=first.reply_chars, reference_chars=first.reference_chars, judge_error=False,
+        reason=f"judged in both orders ({orders}), mean" + (
+            f"; capped at a tie: reply exceeds reference by > {k} chars" if penalized else ""),
+        reply_label="both", p_m=sum(r.p_m for r in results) / len(results),
+        p_M=sum(r.p_M for r in results) / len(results),
     )
 
 

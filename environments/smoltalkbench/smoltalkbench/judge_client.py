@@ -9,16 +9,23 @@ failure: verifiers 0.3.1 would swallow the exception inside a reward function an
 failures travel as values and are counted.
 
 `JudgeClient.judge` is the one scoring path of a reply, used by the classic rubric and the v1
-taskset alike: reasoning trace split off (`smol_envs_core.reasoning`), prompt built, judge asked,
-re-asked once when it gave no usable verdict, and a control pair asked before a missing verdict
-is booked as the reply's loss (README, "No verdict").
+taskset alike: reasoning trace split off (`smol_envs_core.reasoning`), prompt built (model text
+neutralised, including the control tokens the judge's tokenizer reports at `/tokenizer_info`
+where the server has that route), judge asked (in one order, or in both and averaged), re-asked
+once when it gave no usable verdict, and a control pair (the reference against itself) asked
+before a missing verdict or a request over the judge's context (HTTP 400 naming the context) is
+booked as the reply's loss; when the control pair fails too, the judge is to blame (README,
+"No verdict").
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import re
+import urllib.request
 import weakref
 from dataclasses import dataclass, replace
 from typing import Any
@@ -27,6 +34,7 @@ import openai
 from smol_envs_core.reasoning import split_reasoning
 
 from smoltalkbench import judge
+from smoltalkbench.neutralize import special_skeletons
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +44,13 @@ _TRANSIENT = (
     openai.RateLimitError,
     openai.InternalServerError,
 )
+# How servers word a 400 for a request longer than the model's context: llama-cpp-python
+# ("Requested tokens (N) exceed context window of C"), vLLM ("This model's maximum context
+# length is C tokens"), OpenAI (code context_length_exceeded), TGI ("must have less than C
+# tokens"), llama.cpp's server ("exceeds the available context size").
+CONTEXT_EXCEEDED = re.compile(
+    r"context[ _](?:window|length|size)|maximum context|context_length_exceeded"
+    r"|must have less than \d+ tokens|prompt is too long|input is too long", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,8 @@ class JudgeConfig:
     label_bias: str = "none"
     """How a re-ask is constrained to the labels (`judge.label_bias_params`)."""
     min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS
+    both_orders: bool = False
+    """Judge each reply under both labels and average (twice the calls)."""
 
 
 def check_judge_options(label_bias: str, min_label_mass: float) -> None:
@@ -80,6 +97,24 @@ class JudgeReply:
     error: str | None
     attempts: int
     token: str | None = None
+    overflow: bool = False
+    """The endpoint refused the request as longer than its context (HTTP 400)."""
+
+
+def special_tokens_of(info: Any) -> list[str]:
+    """Special-token spellings in a tokenizer description (vLLM's `/tokenizer_info`, ours):
+    string values of `*_token` keys, `additional_special_tokens`, and the `content` of
+    `added_tokens_decoder` entries marked special. Anything else is ignored; never raises."""
+    if not isinstance(info, dict):
+        return []
+    found = [v for k, v in info.items() if str(k).endswith("_token") and isinstance(v, str)]
+    extra = info.get("additional_special_tokens")
+    found += [t for t in extra if isinstance(t, str)] if isinstance(extra, list) else []
+    added = info.get("added_tokens_decoder")
+    if isinstance(added, dict):
+        found += [e.get("content") for e in added.values()
+                  if isinstance(e, dict) and e.get("special") and isinstance(e.get("content"), str)]
+    return found
 
 
 def _field(item: Any, name: str) -> Any:
@@ -123,6 +158,27 @@ class JudgeClient:
         self._per_loop: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, tuple[openai.AsyncOpenAI, asyncio.Semaphore]
         ] = weakref.WeakKeyDictionary()
+        self._specials: tuple[str, ...] | None = None
+
+    async def special_tokens(self) -> tuple[str, ...]:
+        """Skeletons of the judge tokenizer's special tokens (`neutralize.special_skeletons`),
+        read once from `/tokenizer_info` beside the base URL; () when the server has no such
+        route or it fails (the fixed control-token patterns still apply)."""
+        if self._specials is None:
+            url = self.config.base_url.rstrip("/").removesuffix("/v1") + "/tokenizer_info"
+            timeout = min(self.config.timeout_s, 10.0)
+
+            def fetch() -> Any:
+                with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
+                    return json.load(response)
+
+            try:
+                info = await asyncio.to_thread(fetch)
+            except (OSError, ValueError) as exc:  # URLError, HTTPError, timeouts, bad JSON
+                logger.info("judge tokenizer info unavailable at %s (%r)", url, exc)
+                info = None
+            self._specials = special_skeletons(special_tokens_of(info))
+        return self._specials
 
     def api_key(self) -> str | None:
         """The key from the configured variable; "EMPTY" when none is needed, None if unset."""
@@ -178,6 +234,11 @@ class JudgeClient:
                     )
                 except _TRANSIENT as exc:
                     failure: Exception | None = exc
+                except openai.BadRequestError as exc:
+                    overflow = bool(CONTEXT_EXCEEDED.search(str(exc)))
+                    return JudgeReply(None, ("judge context exceeded: " if overflow else
+                                             "judge endpoint error: ") + repr(exc), attempts,
+                                      overflow=overflow)
                 except openai.APIError as exc:
                     return JudgeReply(None, f"judge endpoint error: {exc!r}", attempts)
                 except Exception as exc:  # noqa: BLE001 - any client failure is a judge error
@@ -210,14 +271,16 @@ class JudgeClient:
         if first_token is not None and bias is not None:
             reply = await self.top_logprobs(messages, judge.REASK_TOP_LOGPROBS, bias, 0.0)
             if reply.error:
-                return judge.Verdict(raw_win_prob=None, error=reply.error), True
+                return judge.Verdict(raw_win_prob=None, error=reply.error,
+                                     overflow=reply.overflow), True
             return judge.parse_constrained(reply.top_logprobs, label, reply.token), True
         if first_token is not None:
             messages = [*messages, {"role": "assistant", "content": first_token},
                         {"role": "user", "content": judge.reask_text()}]
         reply = await self.top_logprobs(messages)
         if reply.error:
-            return judge.Verdict(raw_win_prob=None, error=reply.error), first_token is not None
+            return (judge.Verdict(raw_win_prob=None, error=reply.error, overflow=reply.overflow),
+                    first_token is not None)
         verdict = judge.parse_verdict(reply.top_logprobs, label, self.config.min_label_mass)
         if verdict.no_verdict and first_token is None:
             return await self._ask(messages, label, reply.token or "")
@@ -231,41 +294,65 @@ class JudgeClient:
 
         `content` is the reply as the model wrote it and `reasoning` a separate reasoning field;
         only the answer after the reasoning trace is judged and counted. Outcomes: judged (0..1,
-        capped by the length rule); the reply's loss without a judge call (empty, or a trace
-        that never closed); the reply's loss with `no_verdict` (the judge gave none, even
-        re-asked, on this reply but did on a control pair of the reference against itself);
-        `judge_error` (an endpoint failure, or no verdict on the control pair either: the judge
-        itself is unusable), which the adapters hand to the failure policy.
+        capped by the length rule; with `both_orders` the mean of the two orders); the reply's
+        loss without a judge call (empty, or a trace that never closed); the reply's loss with
+        `no_verdict` (the judge gave none, even re-asked, on this reply but did on a control
+        pair of the reference against itself); the reply's loss when the request with this
+        reply exceeds the judge's context but the control pair fits; `judge_error` (an endpoint
+        failure, or the control pair fails too: the judge itself is unusable), which the
+        adapters hand to the failure policy.
         """
         split = split_reasoning(content, reasoning)
         if split.answer is None:
             return judge.no_answer(reference, split.trace_chars)
-        prompt = judge.build_prompt(instruction, split.answer.strip(), reference, seed)
-        if not prompt.reply.strip():
-            return judge.empty_reply(reference, split.trace_chars)
-        verdict, reasked = await self._ask(prompt.messages, prompt.label)
-        result = self._book(verdict, prompt, length_penalty_chars,
-                            f" after a re-ask ({self.config.label_bias})" if reasked else "")
-        if result is None:
-            control = judge.build_prompt(instruction, reference, reference, seed)
-            checked, _ = await self._ask(control.messages, control.label)
-            if checked.error:
-                result = judge.unscored(checked.error, prompt.reply, prompt.reference)
-            elif checked.no_verdict:
-                result = judge.unscored(
-                    f"judge gives no verdict, even on a control pair (the reference against "
-                    f"itself): {checked.no_verdict}", prompt.reply, prompt.reference)
-            else:
-                result = judge.lost(
-                    f"no verdict on this reply, re-asked ({verdict.no_verdict}), though one on a "
-                    "control pair: scored as the reply's loss", prompt.reply, prompt.reference,
-                    no_verdict=True)
+        answer = split.answer.strip()
+        specials = await self.special_tokens()
+        labels = judge.IDENTIFIERS if self.config.both_orders else (None,)
+        results = []
+        for label in labels:
+            prompt = judge.build_prompt(instruction, answer, reference, seed, label, specials)
+            if not prompt.reply.strip():
+                return judge.empty_reply(reference, split.trace_chars)
+            result = await self._judge_prompt(prompt, instruction, reference, seed,
+                                              length_penalty_chars, specials)
+            results.append(result)
+            if result.judge_error or not result.reason.startswith("judged"):
+                break  # the other order cannot change an error or a loss
+        result = (results[0] if len(results) == 1
+                  else judge.combine_orders(results, length_penalty_chars))
         return replace(result, trace_chars=split.trace_chars)
+
+    async def _judge_prompt(self, prompt: judge.JudgePrompt, instruction: str, reference: str,
+                            seed: int, k: int, specials: tuple[str, ...]) -> judge.Judgement:
+        """The Judgement of one built prompt: asked (and re-asked), and, when there is no
+        verdict or the request overflowed, settled by the control pair."""
+        verdict, reasked = await self._ask(prompt.messages, prompt.label)
+        result = self._book(verdict, prompt, k,
+                            f" after a re-ask ({self.config.label_bias})" if reasked else "")
+        if result is not None:
+            return result
+        control = judge.build_prompt(instruction, reference, reference, seed, None, specials)
+        checked, _ = await self._ask(control.messages, control.label)
+        if checked.error:
+            return judge.unscored(checked.error, prompt.reply, prompt.reference)
+        if checked.no_verdict:
+            return judge.unscored(
+                f"judge gives no verdict, even on a control pair (the reference against "
+                f"itself): {checked.no_verdict}", prompt.reply, prompt.reference)
+        if verdict.overflow:
+            return judge.lost(
+                f"reply overflows the judge's context ({verdict.error}), though a control pair "
+                "fits: scored as the reply's loss", prompt.reply, prompt.reference)
+        return judge.lost(
+            f"no verdict on this reply, re-asked ({verdict.no_verdict}), though one on a "
+            "control pair: scored as the reply's loss", prompt.reply, prompt.reference,
+            no_verdict=True)
 
     @staticmethod
     def _book(verdict: judge.Verdict, prompt: judge.JudgePrompt, k: int,
               note: str) -> judge.Judgement | None:
-        """The Judgement of a verdict or endpoint failure; None when there was no verdict."""
-        if verdict.no_verdict:
+        """The Judgement of a verdict or endpoint failure; None when there was no verdict or the
+        request overflowed the judge's context (the control pair decides)."""
+        if verdict.no_verdict or verdict.overflow:
             return None
         return judge.judgement(verdict, prompt.label, prompt.reply, prompt.reference, k, note)

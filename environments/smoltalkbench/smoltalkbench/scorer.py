@@ -25,7 +25,7 @@ from smoltalkbench.judge_client import JudgeClient
 logger = logging.getLogger(__name__)
 
 ENV_ID = "smoltalkbench"
-BEHAVIOUR_VERSION = "1.0.0"
+BEHAVIOUR_VERSION = "1.1.0"
 RECORD_KEY = "smoltalkbench_judgement"
 DECLARATION = Declaration(
     env_id=ENV_ID, behaviour_version=BEHAVIOUR_VERSION,

@@ -58,6 +58,8 @@ class SmolTalkTaskConfig(vf.TaskConfig):
     """How a re-ask is constrained to the labels: "none", "tokens" (llama-cpp-python) or
     "ids:<ids of m>;<ids of M>"."""
     judge_min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS
+    judge_both_orders: bool = False
+    """Judge each reply under both labels and average (position bias cancels; 2x calls)."""
 
 
 @cache
@@ -80,6 +82,7 @@ class SmolTalkTask(DeclaredTask, vf.Task[SmolTalkData, vf.State, SmolTalkTaskCon
             temperature=c.judge_temperature, max_retries=c.judge_max_retries,
             timeout_s=c.judge_timeout_s, max_concurrent=c.judge_max_concurrent,
             label_bias=c.judge_label_bias, min_label_mass=c.judge_min_label_mass,
+            both_orders=c.judge_both_orders,
         ))
 
     async def score_reply(self, reply: str, reasoning: str | None = None) -> Score:
