@@ -57,8 +57,9 @@ def test_pico_group_keeps_the_temperature() -> None:
 def test_smoltalkbench_group_keeps_the_temperature() -> None:
     from smoltalkbench import data, load_environment
 
-    first = data.load_rows("fixture")[0]["instruction"]
-    judge = smoltalk_judge([SimpleNamespace(data=SimpleNamespace(prompt=first))])
+    first = data.load_rows("fixture")[0]
+    judge = smoltalk_judge([SimpleNamespace(data=SimpleNamespace(
+        prompt=first["instruction"], reference=first["output"]))])
 
     def make_env(url: str):
         return load_environment(dataset="fixture", num_examples=1, judge_base_url=url,
