@@ -87,3 +87,16 @@ def test_vf_eval_refuses_a_model_id_the_server_does_not_serve(local_model_base_u
         "'SmolLM2-135M-Instruct', not the requested model 'some-other-name'; nothing was run "
         "(ask for a model it serves, or point at the server of that model)"), lines[-5:]
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.unit
+def test_verifiers_04s_vf_eval_is_left_to_its_own_flags(monkeypatch):
+    """0.4's vf-eval takes `-m MODEL --client.base-url URL` and has no aliases: the startup hook
+    installed beside it (the core's wheel) must not refuse its model ids."""
+    import importlib.metadata
+
+    argv = ["pico-dsl-v1", "-m", "SmolLM2-135M-Instruct", "--client.base-url", "http://x/v1"]
+    assert endpoint_guard.alias_problem(argv, cwd=REPO) is not None  # read as a 0.3.1 command
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.4.0")
+    assert not endpoint_guard.classic_vf_eval()
+    assert endpoint_guard.alias_problem(argv, cwd=REPO) is None

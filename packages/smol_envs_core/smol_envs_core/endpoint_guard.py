@@ -112,14 +112,31 @@ def unknown_alias_line(model: str, where: str, known: Sequence[str]) -> str:
             "explicitly (-b URL, or -p PROVIDER)")
 
 
+def classic_vf_eval() -> bool:
+    """True when the installed verifiers is a 0.3.x release, whose vf-eval reads `-m` as an
+    alias of the endpoints file and falls back to a hosted default (the trap guarded here);
+    verifiers 0.4's vf-eval takes its endpoint from `--client.*` options instead. Reads the
+    distribution's metadata only (no import of verifiers)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major, minor = (int(part) for part in version("verifiers").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) < (0, 4)
+
+
 def alias_problem(argv: Sequence[str], cwd: Path | None = None) -> str | None:
     """The one line refusing a vf-eval command whose `-m` would fall back to verifiers' hosted
     default, or None when the command names its endpoint (an alias of the endpoints file, `-b`,
     `-p`) or is not a single-environment run (a TOML config, help).
 
     `argv` is vf-eval's arguments without the program name; relative paths resolve against
-    `cwd` (default: the working directory). Reads the endpoints file.
+    `cwd` (default: the working directory). Reads the endpoints file. Only the classic (0.3.x)
+    vf-eval is checked (`classic_vf_eval`).
     """
+    if not classic_vf_eval():
+        return None  # verifiers 0.4's vf-eval: its own flags (--client.base-url), no aliases
     target = parse_vf_eval_args(argv)
     if target is None or target.env_or_config is None:
         return None
