@@ -42,7 +42,10 @@ def test_wheel_installed_alone_loads_the_benchmark(tmp_path: Path) -> None:
     subprocess.run([uv, "venv", "--python", sys.executable, str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     subprocess.run(
-        [uv, "pip", "install", "--python", str(python), str(wheel), str(core)], check=True,
+        # The classic API's check: verifiers 0.3.1 (the pins admit 0.4, which has no classic
+        # load_environment; tests/workspace/test_wheel_installs.py covers 0.4).
+        [uv, "pip", "install", "--python", str(python), str(wheel), str(core),
+         "verifiers==0.3.1"], check=True,
         timeout=600,
     )
     clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}

@@ -60,7 +60,7 @@ def venv(tmp_path_factory) -> Path:
     python = venv / "bin" / "python"
     steps = ([uv, "venv", "-q", "--python", sys.executable, str(venv)],
              [uv, "pip", "install", "-q", "--python", str(python),
-              *map(str, sorted(dist.glob("*.whl")))],
+              *map(str, sorted(dist.glob("*.whl"))), "verifiers==0.3.1"],  # classic vf-eval
              [uv, "pip", "install", "-q", "--python", str(python), "--no-deps", PEER])
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, timeout=900, env=env)
