@@ -63,8 +63,9 @@ def test_bfcl_without_a_budget_sends_its_own(local_model_base_url, local_model_n
                                                 api_key_var=KEY_VAR, max_retries=0),
                             model=local_model_name, sampling_args={"max_tokens": None},
                             num_examples=1, rollouts_per_example=1)
-    lines = server_log_after(port, start)
-    assert len(lines) == 1 and "/chat/completions" in lines[0], lines
+    # The context check's /tokenize request comes first; the model request is the chat one.
+    lines = [line for line in server_log_after(port, start) if "/chat/completions" in line]
+    assert len(lines) == 1, lines
     assert f"max_tokens={bfcl.MAX_TOKENS} " in lines[0]
     assert "repeat_penalty=1.0" in lines[0]
     assert out["metadata"]["sampling_args"]["max_tokens"] == bfcl.MAX_TOKENS

@@ -65,6 +65,9 @@ class RunFailurePolicy:
         install_excepthook()
         saved = kwargs.get("results_path") if kwargs.get("save_results") else None
         started = time.time()  # the run's own start (several runs may share a process)
+        # Installed before the rollouts start: with rollouts in this process (no env-server
+        # worker), the other rollouts' identical failures would each print a traceback.
+        drop_unawaited_infrastructure_failures(asyncio.get_running_loop())
         try:
             await self.preflight(kwargs.get("client", args[1] if len(args) > 1 else None))
             await served_model_check(kwargs.get("client", args[1] if len(args) > 1 else None),
@@ -79,7 +82,6 @@ class RunFailurePolicy:
                 mark_failed_run(Path(saved), str(infra or exc))
             if infra is None:
                 raise
-            drop_unawaited_infrastructure_failures(asyncio.get_running_loop())
             raise infra from None
         fields: dict[str, Any] = {RUN_KEY: run_record(started, time.time(), sys.argv)}
         if self.behaviour_version is not None:
