@@ -102,6 +102,10 @@ class SmolscriptEnv(PolicyEnv):
     retried and dropped (PolicyEnv).
     """
 
+    # verifiers 0.3.1 refuses the rows' string `task` field in process ("Plain string task
+    # routes are no longer supported"); its env server accepts it.
+    needs_env_server = True
+
     async def preflight(self, client: Any) -> None:
         """The model endpoint's preflight, after one warning line when vf-eval reaches the model
         through a chat API (the `smollm2-135m` alias, `-b` without `--api-client-type`)."""
