@@ -139,3 +139,35 @@ def test_a_run_of_a_since_frozen_build_is_reported_under_its_edition(tmp_path):
     body = report_hook(read_results(folder))
     assert body.dataset_version.startswith("edition default-0.4.0")
     assert body.leaderboard[0].column == "smolscript Score (default-0.4.0)"
+
+
+def test_smolscript_pass_at_k_per_language_and_macro_by_hand(tmp_path):
+    """Five samples per task (one task per language): pass@1, 2 and 5 per language and their
+    macro mean against the estimator computed by hand, N = tasks."""
+    from .report_runs import smolscript_run, write_run
+
+    folder = smolscript_run(tmp_path / "s")
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    samples = []
+    for index, row in enumerate(rows):
+        passes = index % 6  # 0 to 5 of the 5 samples pass
+        for sample in range(5):
+            copy = json.loads(json.dumps(row))
+            copy["example_id"] = index
+            copy["metrics"]["passed"] = float(sample < passes)
+            copy["reward"] = copy["metrics"]["passed"]
+            samples.append(copy)
+    write_run(folder, "smolscript", samples, {"per_language": 1})
+    [report] = report_runs([folder])
+    [table] = [t for t in report.body.tables if t.title.startswith("pass@k x100 by language")]
+    assert table.columns == ("language", "pass@1", "pass@2", "pass@5")
+    hand = {k: [100 * (1 - math.comb(5 - i % 6, k) / math.comb(5, k))
+                for i in range(len(rows))] for k in (1, 2, 5)}
+    for position, row in enumerate(table.rows[:-1]):
+        for column, k in enumerate((1, 2, 5), start=1):
+            assert row[column].value == pytest.approx(hand[k][position])
+            assert row[column].n == 1  # one task of this language
+    macro = table.rows[-1]
+    assert macro[0] == "macro (mean of languages)"
+    for column, k in enumerate((1, 2, 5), start=1):
+        assert float(macro[column]) == pytest.approx(sum(hand[k]) / len(hand[k]), abs=0.05)
