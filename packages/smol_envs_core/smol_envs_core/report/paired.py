@@ -211,8 +211,10 @@ def paired_bootstrap(
         first, second = statistic(side(means, 0)), statistic(side(means, 1))
         return None if first is None or second is None else second - first
 
+    # Runs that differ by the same amount on every row (a reference against a constant answer)
+    # give flat replicates; their interval is kept: the verdict also rests on McNemar's test.
     estimate = stratified_bootstrap(pairs, difference, label=label, digits=digits,
-                                    resamples=resamples, seed=seed)
+                                    resamples=resamples, seed=seed, keep_flat=True)
     within = "" if len(pairs) <= 1 else f" within {label}"
     _, semicolon, caveat = estimate.method.partition(";")
     method = (f"paired bootstrap over rows{within}, {resamples} resamples, seed {seed}"

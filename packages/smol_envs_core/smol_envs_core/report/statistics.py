@@ -193,6 +193,7 @@ def stratified_bootstrap(
     digits: int = 1,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
+    keep_flat: bool = False,
 ) -> Estimate:
     """A statistic of per-stratum column means with a stratified bootstrap 95% interval.
 
@@ -204,7 +205,8 @@ def stratified_bootstrap(
     Returns the statistic on the rows as given, N = all rows, the replicates' n-1 standard
     deviation and their 2.5/97.5 percentiles; the method names strata, resamples and seed.
     A stratum of one row has no spread to resample: then no interval is given (NaN), rather
-    than one that looks certain.
+    than one that looks certain; so are replicates that never differ, unless `keep_flat` (a
+    paired difference whose verdict also rests on an exact test, `paired.paired_bootstrap`).
     Raises ValueError for an empty stratum or rows of unequal length.
     """
     import warnings
@@ -247,7 +249,7 @@ def stratified_bootstrap(
     replicates = replicates[~np.isnan(replicates)]
     if replicates.size < 2:
         return Estimate(float(point), n, _NAN, _NAN, _NAN, method, digits)
-    if float(replicates.std(ddof=1)) == 0.0:
+    if float(replicates.std(ddof=1)) == 0.0 and not keep_flat:
         return Estimate(float(point), n, _NAN, _NAN, _NAN,
                         method + "; no interval: no spread in the rows", digits)
     low, high = np.percentile(replicates, [50 * (1 - CONFIDENCE), 50 * (1 + CONFIDENCE)])
