@@ -307,7 +307,7 @@ def test_a_real_vf_eval_run_is_reported(local_model_base_url, tmp_path):
     out = " ".join(report.stdout.split())
     [folder] = [p.parent for p in tmp_path.rglob("results.jsonl")]
     assert f"endpoint {local_model_base_url}" in out and f"run {folder}" in out
-    assert "pico-dsl-v1: SmolLM2-135M-Instruct" in out and "status 2 rollouts" in out
+    assert "pico-dsl-v1: SmolLM2-135M-Instruct" in out and "status 2 examples" in out
     assert re.search(r"all │ (\S+ \(\d\) │ )+\d+\.\d \(2\)", out), out
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 from dataclasses import dataclass, field
 
 from .. import models, serve
+from ..errors import InfrastructureError
 from .model import ENDPOINT, ModelSpec
 
 HOST = "127.0.0.1"
@@ -43,7 +45,7 @@ class Services:
     log: object = print
     governed: bool = True
     started_models: list[int] = field(default_factory=list)
-    started_sandbox: list[object] = field(default_factory=list)
+    started_sandbox: list[int] = field(default_factory=list)  # ports
 
     def model_server(self, spec: ModelSpec) -> str:
         """The base URL serving `spec`: its endpoint as given, else a new server of its GGUF on
@@ -63,19 +65,19 @@ class Services:
 
     def scoring_service(self) -> str:
         """The smolscript scoring service's URL: $SMOLSCRIPT_SANDBOX_URL when set, else ours,
-        started on a free port. Raises InfrastructureError (the sandbox's)."""
+        started on a free port through the service's own command (`python -m
+        smolscript_sandbox start`: the core imports no service). Raises InfrastructureError
+        when it does not start."""
         if os.environ.get("SMOLSCRIPT_SANDBOX_URL"):
             return os.environ["SMOLSCRIPT_SANDBOX_URL"].rstrip("/")
-        from smolscript_sandbox import control
-        from smolscript_sandbox.config import ServiceConfig
-
-        config = ServiceConfig.from_env(host=HOST, port=free_port())
-        self.log(f"smol-envs eval: starting the smolscript scoring service on port "
-                 f"{config.port}")
-        _, started = control.start_owned(config)
-        if started:
-            self.started_sandbox.append(config)
-        return config.base_url.rstrip("/")
+        port = free_port()
+        self.log(f"smol-envs eval: starting the smolscript scoring service on port {port}")
+        done = _sandbox("start", port)
+        if done.returncode != 0:
+            raise InfrastructureError("scoring service", (done.stderr or done.stdout)[-500:],
+                                      f"http://{HOST}:{port}")
+        self.started_sandbox.append(port)
+        return f"http://{HOST}:{port}"
 
     def close(self) -> list[str]:
         """Stop everything this run started; returns what was stopped, in words. Never
@@ -88,15 +90,22 @@ class Services:
             except Exception as exc:  # noqa: BLE001 - keep stopping the others
                 print(f"smol-envs eval: could not stop the model server on port {port}: {exc}",
                       file=sys.stderr)
-        for config in self.started_sandbox:
+        for port in self.started_sandbox:
             try:
-                from smolscript_sandbox import control
-
-                control.stop(config)
-                stopped.append(f"scoring service on port {config.port}")
+                done = _sandbox("stop", port)
+                if done.returncode != 0:
+                    raise RuntimeError((done.stderr or done.stdout).strip()[-300:])
+                stopped.append(f"scoring service on port {port}")
             except Exception as exc:  # noqa: BLE001
                 print(f"smol-envs eval: could not stop the scoring service: {exc}",
                       file=sys.stderr)
         self.started_models.clear()
         self.started_sandbox.clear()
         return stopped
+
+
+def _sandbox(command: str, port: int) -> subprocess.CompletedProcess:
+    """`python -m smolscript_sandbox COMMAND --host HOST --port PORT` (start waits for the
+    service's health), its output captured."""
+    return subprocess.run([sys.executable, "-m", "smolscript_sandbox", command, "--host", HOST,
+                           "--port", str(port)], capture_output=True, text=True, timeout=300)
