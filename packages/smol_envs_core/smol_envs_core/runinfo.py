@@ -33,6 +33,11 @@ def _cpu_model() -> str:
     return platform.processor() or "?"
 
 
+def load_average() -> list[float]:
+    """The 1, 5 and 15 minute load averages, rounded to 0.01."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 def machine() -> dict[str, Any]:
     """The host: CPU model, usable cores, memory (GiB), platform and the 1/5/15-minute load
     averages at the call."""
@@ -42,7 +47,7 @@ def machine() -> dict[str, Any]:
     return {"cpu": _cpu_model(), "cores": cores,
             "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
             "platform": platform.platform(),
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
+            "load_average": load_average()}
 
 
 def run_record(started: float, ended: float, argv: Sequence[str],

@@ -7,26 +7,14 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
+from ..runinfo import load_average, machine, utc_iso
+
+__all__ = ["MANIFEST", "engine", "load_average", "machine", "now", "read", "write"]
+
 MANIFEST = "manifest.json"
-
-
-def machine() -> dict:
-    """CPU model, cores, memory (GiB) and platform of this machine."""
-    cpu = platform.processor()
-    try:
-        cpu = next((line.split(":", 1)[1].strip() for line in
-                    Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(pages / 2**30, 1),
-            "platform": platform.platform()}
 
 
 def engine(kind: str) -> dict:
@@ -42,13 +30,8 @@ def engine(kind: str) -> dict:
 
 
 def now() -> str:
-    """The time as ISO 8601 UTC, to the second."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def load_average() -> list[float]:
-    """The 1, 5 and 15 minute load averages, rounded."""
-    return [round(x, 2) for x in os.getloadavg()]
+    """The time as ISO 8601 UTC, to the second (`runinfo.utc_iso`)."""
+    return utc_iso(time.time())
 
 
 def read(folder: Path) -> dict | None:
