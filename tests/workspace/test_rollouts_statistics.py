@@ -171,3 +171,16 @@ def test_smolscript_pass_at_k_per_language_and_macro_by_hand(tmp_path):
     assert macro[0] == "macro (mean of languages)"
     for column, k in enumerate((1, 2, 5), start=1):
         assert float(macro[column]) == pytest.approx(sum(hand[k]) / len(hand[k]), abs=0.05)
+
+
+def test_a_reward_only_smolscript_run_is_refused_by_name(tmp_path, capsys):
+    from .report_runs import smolscript_run, write_run
+
+    folder = smolscript_run(tmp_path / "s")
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        del row["metrics"]["hidden_test_pass_rate"]  # reward-only rows never carry it
+    write_run(folder, "smolscript", rows, {"per_language": 1, "reward_only": True})
+    assert cli.main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "a reward-only run (reward_only=true" in err and "rerun without reward_only" in err

@@ -189,8 +189,14 @@ def records_from_results(results: Results) -> list[dict]:
     evaluator's file); each record keeps the row's `dataset_sha256` (None when absent).
 
     Raises ReportError naming the line when a row lacks a metric the report needs (VF_METRICS)
-    or its task id/language: a missing value is never read as 0.
+    or its task id/language (a missing value is never read as 0), and naming the mode for a
+    reward-only run, whose rows never carry hidden_test_pass_rate.
     """
+    if results.env_args.get("reward_only"):
+        raise ReportError(
+            f"{results.path.parent}: a reward-only run (reward_only=true, the trainers' mode) "
+            "records only passed, syntax_ok and empty_response; the report's per-language "
+            "table also needs hidden_test_pass_rate: rerun without reward_only to report it")
     records = []
     for row in results.rows:
         info = row.info
