@@ -145,7 +145,7 @@ def check_selection(saved: Saved, selection: Mapping[str, Any], where: Path) -> 
     if before is None or before == json.loads(json.dumps(selection)):
         return
     differs = sorted(k for k in {*before, *selection} if before.get(k) != selection.get(k))
-    raise SmolEnvsError(f"smol-envs eval: --resume: {where} holds rows of another selection "
+    raise SmolEnvsError(f"--resume: {where} holds rows of another selection "
                         f"({', '.join(differs)} differ: saved {before}, now {dict(selection)}); "
                         "rerun it under another --output")
 

@@ -241,7 +241,14 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
                               time.monotonic() - started, "starting"))
             load_before = manifests.load_average()
             t0 = time.monotonic()
-            _run_vf_eval(argv, out / "logs" / f"{run.name}.log")
+            try:
+                _run_vf_eval(argv, out / "logs" / f"{run.name}.log")
+            except SmolEnvsError as exc:
+                if resume_from is None or isinstance(exc, InfrastructureError):
+                    raise
+                # resume_guard's refusal names the stage; the user knows the run folder
+                raise SmolEnvsError("--resume: " + str(exc).replace(
+                    str(resume_from), str(out / run.name))) from None
             wall = time.monotonic() - t0
             resumed = {"resumed": {"kept_rows": len(kept.kept)},
                        "earlier_time_s": kept.metadata.get("time") or 0.0} if kept else {}
