@@ -155,3 +155,22 @@ def test_rows_of_another_selection_are_refused(tmp_path):
     resume.check_selection(saved, {"env_args": {}, "rows": 4}, tmp_path / "r")
     with pytest.raises(SmolEnvsError, match=r"rows differ: saved .*'rows': 4.*'rows': 10"):
         resume.check_selection(saved, {"env_args": {}, "rows": 10}, tmp_path / "r")
+
+
+@pytest.mark.unit
+def test_the_policy_refuses_to_resume_rows_of_another_version_or_dataset(tmp_path):
+    from smol_envs_core.resume_guard import refuse_mixed_resume
+
+    folder = _run_folder(tmp_path / "r", [_row(0, info={"dataset_sha256": "aa"})], 2)
+    meta = json.loads((folder / "metadata.json").read_text())
+    (folder / "metadata.json").write_text(json.dumps({**meta, "behaviour_version": "1.0.0"}))
+    inputs = [{"example_id": i, "info": json.dumps({"dataset_sha256": "aa"})} for i in (0, 1)]
+    refuse_mixed_resume(folder, "1.0.0", inputs)  # the same definition: resumed
+    refuse_mixed_resume(tmp_path / "fresh", "2.0.0", inputs)  # nothing saved: a fresh run
+    with pytest.raises(SmolEnvsError, match="behaviour version 1.0.0, the environment is now "
+                                            "at 2.0.0"):
+        refuse_mixed_resume(folder, "2.0.0", inputs)
+    rebuilt = [{**i, "info": {"dataset_sha256": "bb"}} for i in inputs]
+    with pytest.raises(SmolEnvsError, match="rows are of dataset aa, the environment now "
+                                            "loads bb"):
+        refuse_mixed_resume(folder, "1.0.0", rebuilt)
