@@ -6,7 +6,12 @@ against the real local model server and count the requests its log records."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,8 +19,9 @@ from smol_envs_core import serve
 from smol_envs_core.errors import SmolEnvsError
 from smol_envs_core.evalrun import resume
 from smol_envs_core.report import report_runs
+from smol_envs_core.resume_guard import refuse_mixed_resume
 
-from tests.core.test_eval_command import _eval
+from tests.core.test_eval_command import REPO, _eval
 
 RUN = "smol-slm-eval-arc_easy"
 MODEL_ID = "SmolLM2-135M-Instruct"
@@ -159,8 +165,6 @@ def test_rows_of_another_selection_are_refused(tmp_path):
 
 @pytest.mark.unit
 def test_the_policy_refuses_to_resume_rows_of_another_version_or_dataset(tmp_path):
-    from smol_envs_core.resume_guard import refuse_mixed_resume
-
     folder = _run_folder(tmp_path / "r", [_row(0, info={"dataset_sha256": "aa"})], 2)
     meta = json.loads((folder / "metadata.json").read_text())
     (folder / "metadata.json").write_text(json.dumps({**meta, "behaviour_version": "1.0.0"}))
@@ -174,3 +178,36 @@ def test_the_policy_refuses_to_resume_rows_of_another_version_or_dataset(tmp_pat
     with pytest.raises(SmolEnvsError, match="rows are of dataset aa, the environment now "
                                             "loads bb"):
         refuse_mixed_resume(folder, "1.0.0", rebuilt)
+
+
+@pytest.mark.e2e
+def test_a_run_cut_by_ctrl_c_keeps_its_rows_and_resume_runs_only_the_rest(tmp_path):
+    out, limit = tmp_path / "runs", 10
+    command = [sys.executable, "-m", "smol_envs_core.cli", "eval", "smollm2-135m", "--env", RUN,
+               "--limit", str(limit), "--output", str(out)]
+    environ = {k: v for k, v in os.environ.items() if k != "SMOL_ENVS_DEBUG"}
+    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**environ, "CI": "1"})
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and proc.poll() is None and not any(
+            p.stat().st_size for p in (out / ".partial").rglob("results.jsonl")):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)  # the first row is saved, the others are under way
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-3000:]
+    kept = _rows(out / RUN)
+    assert 1 <= len(kept) < limit, len(kept)
+    meta = json.loads((out / RUN / "metadata.json").read_text())
+    assert meta["smol_envs_eval"]["complete"] is False and not resume.complete(out / RUN)
+    last = [line for line in err.splitlines() if line.strip()][-1]
+    assert f"and {len(kept)} row(s) of {RUN}; stopped model server" in last, last
+
+    done = subprocess.run([*command, "--resume"], cwd=REPO, capture_output=True, text=True,
+                          timeout=900, env={**environ, "CI": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"{RUN}: {len(kept)} row(s) kept, {limit - len(kept)} to run" in done.stderr
+    merged = _rows(out / RUN)
+    assert [r["example_id"] for r in merged] == list(range(limit))
+    by_id = {r["example_id"]: r for r in merged}
+    assert all(by_id[r["example_id"]] == r for r in kept)  # kept as saved, never rescored
+    assert resume.complete(out / RUN)
