@@ -22,6 +22,7 @@ from .endpoint_guard import ensure_served
 from .errors import install_excepthook
 from .preflight import endpoint_base_url, ensure_reachable
 from .quiet_tasks import as_infrastructure_error, drop_unawaited_infrastructure_failures
+from .resume_guard import refuse_mixed_resume
 from .runinfo import RUN_KEY, run_record
 from .vfeval_hook import COMMANDS as VF_EVAL_COMMANDS
 
@@ -64,10 +65,15 @@ class RunFailurePolicy:
         Raises:
             InfrastructureError: a component failed (model endpoint, scoring service, judge),
                 or the error budget was exceeded; a saved run's folder is marked FAILED first.
+            SmolEnvsError: a resumed run's saved rows were scored under another behaviour
+                version or dataset (`resume_guard`); nothing is run or renamed.
         """
         install_excepthook()
         saved = kwargs.get("results_path") if kwargs.get("save_results") else None
         started = time.time()  # the run's own start (several runs may share a process)
+        # A resumed run (vf-eval --resume PATH) must not pool rows of two definitions.
+        refuse_mixed_resume(saved, self.behaviour_version,
+                            kwargs.get("inputs", args[0] if args else None))
         # Installed before the rollouts start: with rollouts in this process (no env-server
         # worker), the other rollouts' identical failures would each print a traceback.
         drop_unawaited_infrastructure_failures(asyncio.get_running_loop())

@@ -45,8 +45,8 @@ def add_eval_parser(sub, formatter) -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", type=Path, default=Path("eval-runs"), metavar="DIR",
                    help="the run set folder (with several models: one subfolder per model)")
     p.add_argument("--resume", action="store_true",
-                   help="keep the runs in DIR that are complete with no errored row, rerun "
-                        "the others")
+                   help="keep what DIR holds: skip complete runs, and run only the missing "
+                        "or errored rows of the others (kept rows are never rescored)")
     p.add_argument("--judge", default=None, metavar="J",
                    help="smoltalkbench's judge: an endpoint URL (with --judge-model) or a "
                         "MODEL served locally; default: the bundled local SmolLM2 judge, "

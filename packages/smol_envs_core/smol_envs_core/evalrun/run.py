@@ -11,8 +11,10 @@ per run (rows, elapsed, estimate for the rest) and vf-eval's progress bar.
 The run set (`--output DIR`) holds one folder per run in vf-eval's format (`results.jsonl`,
 `metadata.json`, which `smol-envs report DIR` reads) and `manifest.json` (`manifest`). A run
 stops at the first infrastructure failure (the environments' failure policy), and on Ctrl-C
-with one line saying what was saved and the command that resumes it; `--resume` skips every
-run already complete without errored rows and reruns the others.
+with one line saying what was saved and the command that resumes it; a run stopped midway
+keeps its rows (`resume.keep_unfinished`). `--resume` skips every run already complete and
+reruns only the missing or errored rows of the others (`resume`: vf-eval's own resume from the
+kept rows, which are never rescored); every finished run's rows are in example-id order.
 """
 
 from __future__ import annotations
@@ -30,14 +32,14 @@ from pathlib import Path
 
 from ..errors import InfrastructureError, SmolEnvsError
 from . import manifest as manifests
-from . import suites
+from . import resume, suites
 from .model import ENDPOINT, ModelSpec, resolve
+from .resume import EVAL_KEY, complete
 from .services import Services
 
 CHAT_ALIAS = "eval-chat"
 COMPLETIONS_ALIAS = "eval-completions"
 LOCAL_KEY_VAR = "SMOL_ENVS_LOCAL_API_KEY"
-EVAL_KEY = "smol_envs_eval"  # the block each run's metadata.json gets
 LOCAL_JUDGE = "smollm2-135m"
 
 
@@ -46,7 +48,8 @@ class EvalOptions:
     """What `smol-envs eval` was asked, beside MODEL.
 
     suite: "quick" or "full"; envs: run names or env ids (None: all); limit: at most this many
-    rows per run; output: the run set folder; resume: skip complete runs; judge: None (the
+    rows per run; output: the run set folder; resume: skip complete runs and run only
+    the missing or errored rows of the others (`resume`); judge: None (the
     bundled local judge), an endpoint URL (with judge_model, judge_key_var) or a MODEL served
     locally; threads: llama.cpp threads per server; argv: the command as typed (for the
     resume line).
@@ -79,26 +82,22 @@ def endpoints_text(base_url: str, served_name: str, key_var: str | None) -> str:
 
 
 def vf_eval_argv(run: suites.SuiteRun, suite: str, limit: int | None, endpoints: Path,
-                 env_args: dict, output: Path) -> list[str]:
-    """The vf-eval arguments of `run` (without the program name). Pure."""
+                 env_args: dict, output: Path, resume_from: Path | None = None) -> list[str]:
+    """The vf-eval arguments of `run` (without the program name); `resume_from`: the folder
+    of kept rows vf-eval resumes (`--resume PATH`: it runs only the examples missing there).
+    Pure."""
     alias = COMPLETIONS_ALIAS if run.api == suites.COMPLETIONS else CHAT_ALIAS
     return [run.env_id, "-e", str(endpoints), "-m", alias, "-a", json.dumps(env_args),
             "-n", str(run.rows_for(suite, limit)), *run.flags, "-s", "-o", str(output),
-            "--disable-tui", *(["--disable-env-server"] if run.in_process else [])]
+            "--disable-tui", *(["--disable-env-server"] if run.in_process else []),
+            *(["--resume", str(resume_from)] if resume_from is not None else [])]
 
 
-def complete(folder: Path) -> bool:
-    """True when `folder` holds a finished run of ours with no errored row."""
-    meta_path, results = folder / "metadata.json", folder / "results.jsonl"
-    if not (meta_path.is_file() and results.is_file()):
-        return False
-    try:
-        if EVAL_KEY not in json.loads(meta_path.read_text()):
-            return False
-        rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
-    except ValueError:
-        return False
-    return bool(rows) and not any(r.get("error") for r in rows)
+def selection(run: suites.SuiteRun, suite: str, limit: int | None) -> dict:
+    """What chooses and scores a run's rows (environment arguments, vf-eval `-n`, flags): a
+    resumed run must keep it (`resume.check_selection`). Pure."""
+    return {"env_args": run.args_for(suite), "rows": run.rows_for(suite, limit),
+            "flags": list(run.flags)}
 
 
 def _run_vf_eval(argv: list[str], log_path: Path) -> None:
@@ -118,9 +117,12 @@ def _finish(stage: Path, target: Path, extra: dict) -> int:
         raise SmolEnvsError(f"smol-envs eval: expected one results.jsonl under {stage}, found "
                             f"{len(found)}")
     source = found[0].parent
-    rows = sum(1 for line in found[0].read_text().splitlines() if line.strip())
+    rows = resume.order_rows(source)
     meta_path = source / "metadata.json"
     metadata = json.loads(meta_path.read_text())
+    earlier = extra.pop("earlier_time_s", 0.0)
+    if earlier and isinstance(metadata.get("time"), int | float):
+        metadata["time"] = metadata["time"] + earlier  # the sessions' sum
     metadata[EVAL_KEY] = {**extra, "rows": rows}
     meta_path.write_text(json.dumps(metadata, indent=2) + "\n")
     if target.exists():
@@ -181,11 +183,21 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
     if previous and previous.get("model", {}).get("sha256") not in (None, spec.sha256):
         raise SmolEnvsError(f"smol-envs eval: {out} holds runs of another model file "
                             f"({previous['model'].get('given')}); use another --output")
+    saved = {r.name: resume.saved_run(out, r.name) for r in chosen} if opts.resume else {}
+    for run in chosen:
+        if saved.get(run.name) is not None:
+            resume.check_selection(saved[run.name], selection(run, opts.suite, opts.limit),
+                                   out / run.name)
     todo = [r for r in chosen if not (opts.resume and complete(out / r.name))]
     skipped = [r.name for r in chosen if r not in todo]
     if skipped:
         log(f"smol-envs eval: --resume: {len(skipped)} complete run(s) kept: "
             f"{', '.join(skipped)}")
+    partial = {r.name: saved[r.name] for r in todo if saved.get(r.name) and saved[r.name].kept}
+    if partial:
+        log("smol-envs eval: --resume: " + "; ".join(
+            f"{name}: {len(p.kept)} row(s) kept, {p.missing} to run ({p.dropped} errored)"
+            for name, p in partial.items()))
     record = (previous or {}) | {
         "model": spec.identity(), "engine": manifests.engine(spec.kind), "suite": opts.suite,
         "limit": opts.limit, "started": manifests.now(), "ended": None,
@@ -194,8 +206,10 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
     record.setdefault("runs", {})
     services = Services(threads=opts.threads, log=log, governed=not opts.fixed_threads)
     started = time.monotonic()
-    rows_total = sum(max(r.rows_for(opts.suite, opts.limit), 0) or 1 for r in todo)
+    rows_total = sum(partial[r.name].missing if r.name in partial else
+                     max(r.rows_for(opts.suite, opts.limit), 0) or 1 for r in todo)
     rows_done = 0
+    current: tuple[suites.SuiteRun, Path, dict] | None = None  # the run under way
     try:
         base_url = services.model_server(spec)
         key_var = spec.key_var if spec.kind == ENDPOINT else None
@@ -215,18 +229,35 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
                         **(extra_args["service"] if run.scoring_service else {})}
             stage = out / ".partial" / run.name
             shutil.rmtree(stage, ignore_errors=True)
-            argv = vf_eval_argv(run, opts.suite, opts.limit, endpoints, env_args, stage)
+            kept = partial.get(run.name)
+            resume_from = resume.seed(stage, kept) if kept else None
+            argv = vf_eval_argv(run, opts.suite, opts.limit, endpoints, env_args, stage,
+                                resume_from)
+            extra = {"suite": opts.suite, "run": run.name,
+                     "command": "vf-eval " + shlex.join(argv), "model": spec.identity(),
+                     "selection": selection(run, opts.suite, opts.limit)}
+            current = (run, stage, extra)
             log(progress_line(index, len(todo), run.name, rows_done, rows_total,
                               time.monotonic() - started, "starting"))
             load_before = manifests.load_average()
             t0 = time.monotonic()
-            _run_vf_eval(argv, out / "logs" / f"{run.name}.log")
+            try:
+                _run_vf_eval(argv, out / "logs" / f"{run.name}.log")
+            except SmolEnvsError as exc:
+                if resume_from is None or isinstance(exc, InfrastructureError):
+                    raise
+                # resume_guard's refusal names the stage; the user knows the run folder
+                raise SmolEnvsError("--resume: " + str(exc).replace(
+                    str(resume_from), str(out / run.name))) from None
             wall = time.monotonic() - t0
+            resumed = {"resumed": {"kept_rows": len(kept.kept)},
+                       "earlier_time_s": kept.metadata.get("time") or 0.0} if kept else {}
             rows = _finish(stage, out / run.name, {
-                "suite": opts.suite, "run": run.name, "command": "vf-eval " + shlex.join(argv),
-                "wall_time_s": round(wall, 1), "load_average_before": load_before,
-                "load_average_after": manifests.load_average(), "model": spec.identity()})
-            rows_done += rows
+                **extra, "wall_time_s": round(wall, 1), "load_average_before": load_before,
+                "load_average_after": manifests.load_average(), **resumed})
+            current = None
+            resume.drop_leftovers(out, run.name)
+            rows_done += rows - (len(kept.kept) if kept else 0)
             record["runs"][run.name] = {"rows": rows, "wall_time_s": round(wall, 1),
                                         "behaviour_version": _behaviour_version(out / run.name)}
             manifests.write(out, record)
@@ -237,11 +268,19 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
         # cleanup short: stop what was started first, then say so.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         stopped = services.close()
-        saved = [r.name for r in chosen if complete(out / r.name)]
-        log(f"smol-envs eval: interrupted; saved {len(saved)} of {len(chosen)} runs in {out}"
-            f"{' (' + ', '.join(saved) + ')' if saved else ''}; stopped "
+        rows = resume.keep_unfinished(current[1], out / current[0].name, current[2]) \
+            if current else 0
+        done = [r.name for r in chosen if complete(out / r.name)]
+        log(f"smol-envs eval: interrupted; saved {len(done)} of {len(chosen)} runs in {out}"
+            f"{' (' + ', '.join(done) + ')' if done else ''}"
+            f"{f' and {rows} row(s) of {current[0].name}' if rows else ''}; stopped "
             f"{', '.join(stopped) or 'nothing'}; resume: {_resume_command(opts)}")
         return 130
+    except InfrastructureError:
+        if current:  # its good rows, where `smol-envs report` does not take them for results
+            resume.keep_unfinished(current[1], out / f"{current[0].name}"
+                                   f"{resume.FAILED_SUFFIX}", current[2])
+        raise
     finally:
         previous_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
         services.close()
