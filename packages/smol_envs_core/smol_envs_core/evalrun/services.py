@@ -1,8 +1,9 @@
 """Start and stop what a `smol-envs eval` run needs: the model server for a model file, the
 local judge's server, the smolscript scoring service.
 
-Each is started on a free port through the one process manager (`procman`, by way of
-`serve.start_with_owner` and `smolscript_sandbox.control.start_owned`), and `Services.close`
+Each is started on a free port through the one process manager (`procman`, by way of the
+engine that serves the model, `engines.LlamaCpp` or `engines.Vllm`, and the scoring service's
+own command), and `Services.close`
 stops exactly the processes this run started (also after Ctrl-C or a failure: `run` calls it
 in a `finally`). A model that is an endpoint starts nothing.
 """
