@@ -32,7 +32,7 @@ from ..errors import InfrastructureError, SmolEnvsError
 from . import manifest as manifests
 from . import suites
 from .engines import LlamaCpp
-from .model import ENDPOINT, ModelSpec
+from .model import ENDPOINT, ModelSpec, is_hf_folder
 from .services import Services
 
 CHAT_ALIAS = "eval-chat"
@@ -134,11 +134,12 @@ def _finish(stage: Path, target: Path, extra: dict) -> int:
 
 def _judge_args(spec: ModelSpec, base_url: str, opts: EvalOptions, services: Services,
                 log) -> tuple[dict, dict]:
-    """(smoltalkbench's judge arguments, the manifest's judge record). A judge MODEL is served
-    by the run's engine (the bundled judge, a GGUF, by llama.cpp); the model itself judges
-    when it is the judge. The label-bias ids are read from the judge server ("auto")."""
+    """(smoltalkbench's judge arguments, the manifest's judge record). A judge that is a
+    Hugging Face folder is served by the run's engine, an alias or a GGUF (the bundled judge)
+    by llama.cpp; the model itself judges when it is the judge. The label-bias ids are read
+    from the judge server ("auto")."""
     if opts.judge is None or not opts.judge.startswith(("http://", "https://")):
-        engine = opts.engine if opts.judge is not None else None
+        engine = opts.engine if opts.judge and is_hf_folder(Path(opts.judge)) else None
         judge_spec = (engine or LlamaCpp()).resolve(opts.judge or LOCAL_JUDGE, None, None)
         same = (judge_spec.kind, judge_spec.sha256) == (spec.kind, spec.sha256)
         judge_spec = spec if same else judge_spec
