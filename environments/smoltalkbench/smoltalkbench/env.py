@@ -129,7 +129,8 @@ def load_environment(
     `max_judge_error_rate` (in [0, 1], default 0) is the share of judge failures tolerated:
     0 stops the run at the first one; tolerated ones are excluded from the reward average and
     counted. `judge_label_bias` says how a re-ask is constrained to the labels ("none",
-    "tokens" for llama-cpp-python, "ids:<ids of m>;<ids of M>"), `judge_min_label_mass` (in
+    "tokens" for llama-cpp-python, "ids:<ids of m>;<ids of M>", "auto": the ids read from the
+    judge server's /tokenize), `judge_min_label_mass` (in
     [0, 1]) the share of probability the labels need for a verdict; `judge_both_orders` judges
     each reply under both labels and averages (position bias cancels; twice the judge calls).
     `get_dataset()` is the train split (splits.py): the source conversations that are not in

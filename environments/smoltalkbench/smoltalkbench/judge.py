@@ -161,13 +161,18 @@ def build_messages(
     return prompt.messages, prompt.label
 
 
+# `judge_label_bias` "auto": the ids are read from the judge server's tokenizer
+# (`JudgeClient.label_bias`) and the mode becomes `ids_mode(...)`, or "none" without one.
+AUTO = "auto"
+
+
 def label_bias_params(mode: str) -> dict | None:
     """Request fields of the constrained re-ask for a `judge_label_bias` mode.
 
     "none": None (the re-ask adds a reminder turn instead); "tokens": llama-cpp-python's
     `logit_bias` keyed by the label texts with `logit_bias_type: "tokens"`; "ids:A,B;C,D": the
-    OpenAI form, token ids of `m` (A, B) and of `M` (C, D), each biased by LABEL_BIAS. Raises
-    ValueError naming the valid forms.
+    OpenAI form, token ids of `m` (A, B) and of `M` (C, D), each biased by LABEL_BIAS. "auto"
+    is resolved by the client first (`ids_mode`). Raises ValueError naming the valid forms.
     """
     if mode == "none":
         return None
@@ -176,10 +181,23 @@ def label_bias_params(mode: str) -> dict | None:
                 "logit_bias_type": "tokens"}
     match = re.fullmatch(r"ids:(\d+(?:,\d+)*);(\d+(?:,\d+)*)", mode)
     if match is None:
-        raise ValueError(f"judge_label_bias must be 'none', 'tokens' or 'ids:<ids of m>;<ids of "
-                         f"M>' (comma-separated token ids), got {mode!r}")
+        raise ValueError(f"judge_label_bias must be 'none', 'tokens', 'auto' or 'ids:<ids of "
+                         f"m>;<ids of M>' (comma-separated token ids), got {mode!r}")
     ids = [i for group in match.groups() for i in group.split(",")]
     return {"logit_bias": {i: LABEL_BIAS for i in ids}}
+
+
+def ids_mode(ids_m: Sequence[int], ids_big_m: Sequence[int]) -> str:
+    """The "ids:A,B;C,D" mode of the labels' token ids (`m`'s, then `M`'s), as a judge
+    server's `/tokenize` gives them. Pure; raises ValueError for an empty or non-integer list
+    (a tokenizer that gave no ids cannot be constrained)."""
+    groups = []
+    for ids in (ids_m, ids_big_m):
+        if not ids or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                              for i in ids):
+            raise ValueError(f"label token ids must be non-empty lists of ids, got {ids!r}")
+        groups.append(",".join(str(i) for i in ids))
+    return "ids:" + ";".join(groups)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,8 @@ def check_judge_options(label_bias: str, min_label_mass: float) -> None:
     from smoltalkbench.errors import ConfigError
 
     try:
-        judge.label_bias_params(label_bias)
+        if label_bias != judge.AUTO:
+            judge.label_bias_params(label_bias)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if not 0.0 <= min_label_mass <= 1.0:
@@ -159,6 +160,7 @@ class JudgeClient:
             asyncio.AbstractEventLoop, tuple[openai.AsyncOpenAI, asyncio.Semaphore]
         ] = weakref.WeakKeyDictionary()
         self._specials: tuple[str, ...] | None = None
+        self._bias_mode: str | None = None
 
     async def special_tokens(self) -> tuple[str, ...]:
         """Skeletons of the judge tokenizer's special tokens (`neutralize.special_skeletons`),
@@ -179,6 +181,38 @@ class JudgeClient:
                 info = None
             self._specials = special_skeletons(special_tokens_of(info))
         return self._specials
+
+    async def label_bias_mode(self) -> str:
+        """The `judge_label_bias` mode in force: the configured one, or for "auto" the label
+        ids read once from the judge server's `POST /tokenize` (vLLM's and `smol-envs-serve`'s
+        route; no special tokens added) as "ids:..." (`judge.ids_mode`); "none" (the reminder
+        re-ask) when the server has no such route or it fails. Never raises."""
+        if self._bias_mode is None:
+            if self.config.label_bias != judge.AUTO:
+                self._bias_mode = self.config.label_bias
+            else:
+                self._bias_mode = await asyncio.to_thread(self._read_label_ids)
+        return self._bias_mode
+
+    def _read_label_ids(self) -> str:
+        url = self.config.base_url.rstrip("/").removesuffix("/v1") + "/tokenize"
+        key = self.api_key()
+        headers = {"content-type": "application/json",
+                   **({"authorization": f"Bearer {key}"} if key and key != "EMPTY" else {})}
+        ids = []
+        try:
+            for label in judge.IDENTIFIERS:
+                body = json.dumps({"model": self.config.model, "prompt": label,
+                                   "add_special_tokens": False}).encode()
+                request = urllib.request.Request(url, data=body, headers=headers)
+                with urllib.request.urlopen(request, timeout=min(  # noqa: S310
+                        self.config.timeout_s, 10.0)) as response:
+                    ids.append(json.load(response).get("tokens"))
+            return judge.ids_mode(*ids)
+        except (OSError, ValueError, AttributeError) as exc:  # URLError, HTTPError, bad JSON
+            logger.warning("judge_label_bias auto: no label ids from %s (%r); re-asks add a "
+                           "reminder turn instead", url, exc)
+            return "none"
 
     def api_key(self) -> str | None:
         """The key from the configured variable; "EMPTY" when none is needed, None if unset."""
@@ -267,7 +301,7 @@ class JudgeClient:
         (`label_bias`); otherwise the judge's own token and a reminder turn are appended, as
         Arena-Hard's second judgment attempt does, and the label mass floor applies again.
         """
-        bias = judge.label_bias_params(self.config.label_bias)
+        bias = judge.label_bias_params(await self.label_bias_mode())
         if first_token is not None and bias is not None:
             reply = await self.top_logprobs(messages, judge.REASK_TOP_LOGPROBS, bias, 0.0)
             if reply.error:
@@ -328,7 +362,7 @@ class JudgeClient:
         verdict or the request overflowed, settled by the control pair."""
         verdict, reasked = await self._ask(prompt.messages, prompt.label)
         result = self._book(verdict, prompt, k,
-                            f" after a re-ask ({self.config.label_bias})" if reasked else "")
+                            f" after a re-ask ({self._bias_mode})" if reasked else "")
         if result is not None:
             return result
         control = judge.build_prompt(instruction, reference, reference, seed, None, specials)

@@ -55,8 +55,8 @@ class SmolTalkTaskConfig(vf.TaskConfig):
     length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS
     order_seed: int = 0
     judge_label_bias: str = "none"
-    """How a re-ask is constrained to the labels: "none", "tokens" (llama-cpp-python) or
-    "ids:<ids of m>;<ids of M>"."""
+    """How a re-ask is constrained to the labels: "none", "tokens" (llama-cpp-python),
+    "ids:<ids of m>;<ids of M>" or "auto" (the ids read from the judge server's /tokenize)."""
     judge_min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS
     judge_both_orders: bool = False
     """Judge each reply under both labels and average (position bias cancels; 2x calls)."""

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import suites
+from .engines import ENGINES, LLAMA_CPP, VLLM_PYTHON_VAR
 
 DESCRIPTION = """Score MODEL across the collection in one command.
 
@@ -65,6 +66,15 @@ def add_eval_parser(sub, formatter) -> argparse.ArgumentParser:
     p.add_argument("--fixed-threads", action="store_true",
                    help="always use --threads (default: each decode uses only the cores other "
                         "programs leave free, which keeps a shared machine from stalling it)")
+    p.add_argument("--engine", choices=ENGINES, default=LLAMA_CPP,
+                   help="what serves a model file: llama.cpp (our llama-cpp-python server; "
+                        "GGUF, alias, HF folder converted to GGUF) or vllm (vLLM's OpenAI "
+                        "server of a Hugging Face folder; README: Engines)")
+    p.add_argument("--vllm-python", default=None, metavar="PATH",
+                   help=f"the python of a vLLM installation (default: ${VLLM_PYTHON_VAR})")
+    p.add_argument("--vllm-args", default=None, metavar="ARGS",
+                   help="vLLM server arguments replacing the default '--dtype float32' "
+                        "(e.g. '--dtype auto --tensor-parallel-size 2' on GPUs)")
     p.add_argument("--list", action="store_true", help="print the suites and exit")
     p.add_argument("--debug", action="store_true",
                    help="show the traceback of an error instead of one line")
@@ -99,18 +109,19 @@ def run_eval(args: argparse.Namespace, argv: list[str] | None) -> int:
 
 def _evaluate_all(args: argparse.Namespace, given: list[str], raw: list[str]) -> int:
     """Evaluate each MODEL in turn, print its summary, then the sweep's charts."""
-    from .model import resolve
+    from .engines import select
     from .run import EvalOptions, guarded_evaluate
     from .summary import print_summary
 
+    engine = select(args.engine, args.vllm_python, args.vllm_args)
     outputs = []
     for model in given:
-        spec = resolve(model, args.model_id if len(given) == 1 else None, args.api_key_var)
+        spec = engine.resolve(model, args.model_id if len(given) == 1 else None, args.api_key_var)
         output = args.output if len(given) == 1 else args.output / spec.label
         opts = EvalOptions(suite=args.suite, envs=args.env, limit=args.limit, output=output,
                            resume=args.resume, judge=args.judge, judge_model=args.judge_model,
                            judge_key_var=args.judge_key_var, threads=args.threads,
-                           fixed_threads=args.fixed_threads, argv=raw)
+                           fixed_threads=args.fixed_threads, argv=raw, engine=engine)
         status = guarded_evaluate(spec, opts)
         if status != 0:
             return status

@@ -47,7 +47,8 @@ class ModelSpec:
         base_url: the endpoint's base URL (None until a server is started for a file).
         key_var: the variable holding the endpoint's key (None: no key).
         registry_key: the alias (`models.MODELS` key), when MODEL is one.
-        source: the Hugging Face folder a GGUF was converted from, when it was.
+        source: the Hugging Face folder a GGUF was converted from, or the folder served as it
+            is (gguf None: vLLM; sha256 is then the folder's content hash).
     """
 
     given: str
@@ -71,7 +72,8 @@ class ModelSpec:
                 "file": str(self.gguf) if self.gguf else None, "sha256": self.sha256,
                 "endpoint": self.base_url if self.kind == ENDPOINT else None,
                 "alias": self.registry_key,
-                "converted_from": str(self.source) if self.source else None}
+                "converted_from": str(self.source) if self.source and self.gguf else None,
+                "folder": str(self.source) if self.source and not self.gguf else None}
 
 
 def is_hf_folder(path: Path) -> bool:

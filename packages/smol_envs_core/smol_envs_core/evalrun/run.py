@@ -33,7 +33,8 @@ from pathlib import Path
 from ..errors import InfrastructureError, SmolEnvsError
 from . import manifest as manifests
 from . import resume, suites
-from .model import ENDPOINT, ModelSpec, resolve
+from .engines import LlamaCpp
+from .model import ENDPOINT, ModelSpec, is_hf_folder
 from .resume import EVAL_KEY, complete
 from .services import Services
 
@@ -52,7 +53,7 @@ class EvalOptions:
     the missing or errored rows of the others (`resume`); judge: None (the
     bundled local judge), an endpoint URL (with judge_model, judge_key_var) or a MODEL served
     locally; threads: llama.cpp threads per server; argv: the command as typed (for the
-    resume line).
+    resume line); engine: what serves MODEL (`engines.select`; None: llama.cpp).
     """
 
     suite: str = "quick"
@@ -66,6 +67,7 @@ class EvalOptions:
     threads: int = 2
     fixed_threads: bool = False
     argv: list[str] = field(default_factory=list)
+    engine: object = None
 
 
 def endpoints_text(base_url: str, served_name: str, key_var: str | None) -> str:
@@ -134,13 +136,18 @@ def _finish(stage: Path, target: Path, extra: dict) -> int:
 
 def _judge_args(spec: ModelSpec, base_url: str, opts: EvalOptions, services: Services,
                 log) -> tuple[dict, dict]:
-    """(smoltalkbench's judge arguments, the manifest's judge record)."""
+    """(smoltalkbench's judge arguments, the manifest's judge record). A judge that is a
+    Hugging Face folder is served by the run's engine, an alias or a GGUF (the bundled judge)
+    by llama.cpp; the model itself judges when it is the judge. The label-bias ids are read
+    from the judge server ("auto")."""
     if opts.judge is None or not opts.judge.startswith(("http://", "https://")):
-        judge_spec = spec if (opts.judge is None and spec.registry_key == LOCAL_JUDGE) else \
-            resolve(opts.judge or LOCAL_JUDGE)
-        url = base_url if judge_spec is spec else services.model_server(judge_spec)
+        engine = opts.engine if opts.judge and is_hf_folder(Path(opts.judge)) else None
+        judge_spec = (engine or LlamaCpp()).resolve(opts.judge or LOCAL_JUDGE, None, None)
+        same = (judge_spec.kind, judge_spec.sha256) == (spec.kind, spec.sha256)
+        judge_spec = spec if same else judge_spec
+        url = base_url if same else services.model_server(judge_spec, engine)
         args = {"judge_model": judge_spec.served_name, "judge_base_url": url,
-                "judge_api_key_var": "", "judge_label_bias": "tokens",
+                "judge_api_key_var": "", "judge_label_bias": "auto",
                 "judge_timeout_s": 600}
         record = {"model": judge_spec.identity(), "bundled_local_judge": opts.judge is None}
         return args, record
@@ -148,7 +155,7 @@ def _judge_args(spec: ModelSpec, base_url: str, opts: EvalOptions, services: Ser
         raise SmolEnvsError("smol-envs eval: --judge URL needs --judge-model (the id its "
                             "/v1/models lists)")
     args = {"judge_model": opts.judge_model, "judge_base_url": opts.judge.rstrip("/"),
-            "judge_api_key_var": opts.judge_key_var or ""}
+            "judge_api_key_var": opts.judge_key_var or "", "judge_label_bias": "auto"}
     return args, {"endpoint": opts.judge, "model": opts.judge_model}
 
 
@@ -199,8 +206,8 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
             f"{name}: {len(p.kept)} row(s) kept, {p.missing} to run ({p.dropped} errored)"
             for name, p in partial.items()))
     record = (previous or {}) | {
-        "model": spec.identity(), "engine": manifests.engine(spec.kind), "suite": opts.suite,
-        "limit": opts.limit, "started": manifests.now(), "ended": None,
+        "model": spec.identity(), "engine": (opts.engine or LlamaCpp()).manifest(spec),
+        "suite": opts.suite, "limit": opts.limit, "started": manifests.now(), "ended": None,
         "machine": manifests.machine(), "load_average_start": manifests.load_average(),
         "command": "smol-envs eval " + shlex.join(opts.argv)}
     record.setdefault("runs", {})
@@ -211,7 +218,7 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
     rows_done = 0
     current: tuple[suites.SuiteRun, Path, dict] | None = None  # the run under way
     try:
-        base_url = services.model_server(spec)
+        base_url = services.model_server(spec, opts.engine)
         key_var = spec.key_var if spec.kind == ENDPOINT else None
         endpoints = out / "endpoints.toml"
         endpoints.write_text(endpoints_text(base_url, spec.served_name, key_var))

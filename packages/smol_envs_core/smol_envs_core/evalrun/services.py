@@ -1,8 +1,9 @@
 """Start and stop what a `smol-envs eval` run needs: the model server for a model file, the
 local judge's server, the smolscript scoring service.
 
-Each is started on a free port through the one process manager (`procman`, by way of
-`serve.start_with_owner` and `smolscript_sandbox.control.start_owned`), and `Services.close`
+Each is started on a free port through the one process manager (`procman`, by way of the
+engine that serves the model, `engines.LlamaCpp` or `engines.Vllm`, and the scoring service's
+own command), and `Services.close`
 stops exactly the processes this run started (also after Ctrl-C or a failure: `run` calls it
 in a `finally`). A model that is an endpoint starts nothing.
 """
@@ -15,8 +16,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from .. import models, serve
 from ..errors import InfrastructureError
+from .engines import LlamaCpp
 from .model import ENDPOINT, ModelSpec
 
 HOST = "127.0.0.1"
@@ -44,24 +45,22 @@ class Services:
     threads: int = 2
     log: object = print
     governed: bool = True
-    started_models: list[int] = field(default_factory=list)
+    started_models: list[tuple[object, int]] = field(default_factory=list)  # (engine, port)
     started_sandbox: list[int] = field(default_factory=list)  # ports
 
-    def model_server(self, spec: ModelSpec) -> str:
-        """The base URL serving `spec`: its endpoint as given, else a new server of its GGUF on
-        a free port (ready after one real completion). Raises InfrastructureError."""
+    def model_server(self, spec: ModelSpec, engine=None) -> str:
+        """The base URL serving `spec`: its endpoint as given, else a new server of it on a
+        free port, run by `engine` (`engines.LlamaCpp` by default; ready after one real
+        completion). Raises InfrastructureError."""
         if spec.kind == ENDPOINT:
             return spec.base_url
-        if spec.registry_key is not None:
-            local = models.get(spec.registry_key)
-        else:
-            local = models.file_model(spec.gguf, spec.served_name)
+        engine = engine or LlamaCpp()
         port = free_port()
-        self.log(f"smol-envs eval: starting the model server for {spec.served_name} on port "
-                 f"{port}")
-        if serve.start_with_owner(HOST, port, self.threads, local, self.governed):
-            self.started_models.append(port)
-        return serve.base_url(HOST, port)
+        self.log(f"smol-envs eval: starting the {engine.name} server for {spec.served_name} "
+                 f"on port {port}")
+        if engine.start(spec, HOST, port, self.threads, self.governed):
+            self.started_models.append((engine, port))
+        return f"http://{HOST}:{port}/v1"
 
     def scoring_service(self) -> str:
         """The smolscript scoring service's URL: $SMOLSCRIPT_SANDBOX_URL when set, else ours,
@@ -83,9 +82,9 @@ class Services:
         """Stop everything this run started; returns what was stopped, in words. Never
         raises (a stop that fails is reported on stderr)."""
         stopped = []
-        for port in self.started_models:
+        for engine, port in self.started_models:
             try:
-                serve.stop(port)
+                engine.stop(port)
                 stopped.append(f"model server on port {port}")
             except Exception as exc:  # noqa: BLE001 - keep stopping the others
                 print(f"smol-envs eval: could not stop the model server on port {port}: {exc}",
