@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic.fields import FieldInfo
 
 from .errors import SmolEnvsError, UnknownArgumentError, install_excepthook
 
@@ -58,25 +59,31 @@ class EnvOptions(BaseModel):
     v1_only: ClassVar[dict[str, str]] = {}
 
     @classmethod
-    def declaring_class(cls) -> type[EnvOptions]:
-        """The environment's own declaration: the class in the MRO that subclasses EnvOptions
-        directly (a v1 taskset config that also inherits verifiers' fields names it)."""
-        for klass in cls.__mro__:
-            if EnvOptions in klass.__bases__:
-                return klass
-        return cls
+    def option_fields(cls) -> dict[str, FieldInfo]:
+        """The declared options (name -> pydantic field), in declaration order: every field but
+        those of a base that is not an EnvOptions (verifiers' own taskset fields)."""
+        foreign = {name for klass in cls.__mro__
+                   if isinstance(klass, type) and issubclass(klass, BaseModel)
+                   and not issubclass(klass, EnvOptions)
+                   for name in getattr(klass, "model_fields", {})}
+        return {name: field for name, field in cls.model_fields.items() if name not in foreign}
 
     @classmethod
     def option_names(cls) -> list[str]:
         """The declared option names, in declaration order."""
-        return list(cls.declaring_class().model_fields)
+        return list(cls.option_fields())
+
+    @classmethod
+    def valid_names(cls) -> list[str]:
+        """The names an unknown-option error lists: `option_names`, or every option of the
+        environment where its v1 options are split between taskset and task (override)."""
+        return cls.option_names()
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:
         """Option name -> default value."""
-        fields = cls.declaring_class().model_fields
         return {name: field.get_default(call_default_factory=True)
-                for name, field in fields.items()}
+                for name, field in cls.option_fields().items()}
 
     @model_validator(mode="wrap")
     @classmethod
@@ -93,7 +100,7 @@ class EnvOptions(BaseModel):
         for old, new in cls.aliases.items():
             if old in data:
                 warnings.warn(f"{cls.env_id}: option {old!r} is deprecated; use {new!r}",
-                              DeprecationWarning, stacklevel=2)
+                              FutureWarning, stacklevel=2)
                 if new in data:
                     raise OptionTypeError(f"{cls.env_id}: give {new!r} or its old name "
                                           f"{old!r}, not both")
@@ -106,7 +113,7 @@ class EnvOptions(BaseModel):
         unknown = sorted(str(p["loc"][0]) for p in problems if p["type"] == "extra_forbidden")
         if unknown:
             return UnknownArgumentError(f"{cls.env_id}: unknown argument(s) {', '.join(unknown)}"
-                                        f"; valid: {', '.join(cls.option_names())}")
+                                        f"; valid: {', '.join(cls.valid_names())}")
         first = problems[0]
         name = ".".join(str(part) for part in first["loc"]) or "options"
         message = first["msg"].removeprefix("Value error, ")
@@ -161,7 +168,7 @@ class EnvOptions(BaseModel):
 def classic_signature(options: type[EnvOptions]) -> inspect.Signature:
     """The signature `load_environment` shows: one keyword per option, with its default and
     type, then `**kwargs` (unknown names are refused by the options model, never ignored)."""
-    fields = options.declaring_class().model_fields
+    fields = options.option_fields()
     params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                 default=options.defaults()[name], annotation=field.annotation)
               for name, field in fields.items()]
@@ -182,7 +189,7 @@ def classic_loader(options: type[OptionsT], build: Callable[[OptionsT], Any],
         install_excepthook()  # an error below reaches the user as one line
         return build(options.from_kwargs(kwargs))
 
-    fields = options.declaring_class().model_fields
+    fields = options.option_fields()
     lines = [f"    {name} (default {options.defaults()[name]!r}): {field.description or ''}"
              for name, field in fields.items()]
     load_environment.__doc__ = doc.rstrip() + "\n\nOptions:\n" + "\n".join(lines) + "\n"
@@ -204,7 +211,7 @@ def options_table(options: type[EnvOptions]) -> str:
     option in declaration order; the description is the field's docstring on one line)."""
     rows = ["| Arg | Type | Default | Description |", "| --- | --- | --- | --- |"]
     defaults = options.defaults()
-    for name, field in options.declaring_class().model_fields.items():
+    for name, field in options.option_fields().items():
         text = " ".join((field.description or "").split())
         rows.append(f"| `{name}` | {_type_name(field.annotation)} | `{_shown(defaults[name])}` "
                     f"| {text} |")
