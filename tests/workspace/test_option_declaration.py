@@ -21,8 +21,9 @@ from .test_environment_contract import REPO
 
 pytestmark = pytest.mark.unit
 
-# env id -> (module, declaration class path, {option: (type, default)}, a bad value, its words)
-DECLARED: dict[str, tuple[str, str, dict[str, tuple[str, Any]], dict[str, Any], str]] = {
+# env id -> (module, declaration class path, {option: (type, default)}, a bad value, its words,
+#            an integer option for the wrong-type case)
+DECLARED: dict[str, tuple[str, str, dict[str, tuple[str, Any]], dict[str, Any], str, str]] = {
     "pico-dsl-v1": ("pico_dsl_v1", "pico_dsl_v1.config:PicoOptions", {
         "num_examples": ("int or null", None),
         "slice": ("str", "mixed"),
@@ -34,10 +35,47 @@ DECLARED: dict[str, tuple[str, str, dict[str, tuple[str, Any]], dict[str, Any], 
         "num_train": ("int", 480),
         "split": ("str", "eval"),
         "reward": ("str", "exact_match"),
-    }, {"slice": "bogus"}, "unknown slice 'bogus'; valid: mixed, copy_case"),
+    }, {"slice": "bogus"}, "unknown slice 'bogus'; valid: mixed, copy_case", "seed"),
+    "smolscript": ("smolscript", "smolscript.config:SmolscriptOptions", {
+        "languages": ("list[str] or str or null", None),
+        "difficulties": ("list[str] or str or null", None),
+        "edition": ("str", "default"),
+        "num_examples": ("int", -1),
+        "per_language": ("int or null", None),
+        "max_tokens": ("int or null", None),
+        "context_length": ("int or null", None),
+        "tokenizer": ("str", "smollm2"),
+        "split": ("str", "eval"),
+        "service_url": ("str or null", None),
+        "concurrency": ("int", 8),
+        "reward_only": ("bool", False),
+    }, {"edition": "v9"}, "unknown edition 'v9'; valid: default, ", "num_examples"),
+    "smoltalkbench": ("smoltalkbench", "smoltalkbench.config:SmolTalkOptions", {
+        "dataset": ("str", "HuggingFaceSwarms/SmolTalkBench"),
+        "config": ("str", "gold"),
+        "hub_split": ("str", "test"),
+        "data_files": ("str or list[str] or null", None),
+        "num_examples": ("int", -1),
+        "split": ("str", "eval"),
+        "source_path": ("str or null", None),
+        "source_revision": ("str", "5feaf2fd3ffca7c237fc38d1861bc30365d48ffa"),
+        "judge_model": ("str", "deepseek-ai/DeepSeek-V4.1-Flash"),
+        "judge_base_url": ("str", "https://router.huggingface.co/v1"),
+        "judge_api_key_var": ("str or null", "HF_TOKEN"),
+        "judge_temperature": ("float", 1.0),
+        "judge_max_retries": ("int", 3),
+        "judge_timeout_s": ("float", 60.0),
+        "judge_max_concurrent": ("int", 8),
+        "length_penalty_chars": ("int", 500),
+        "order_seed": ("int", 0),
+        "max_judge_error_rate": ("float", 0.0),
+        "judge_label_bias": ("str", "none"),
+        "judge_min_label_mass": ("float", 0.5),
+        "judge_both_orders": ("bool", False),
+    }, {"num_examples": 0}, "num_examples must be -1 (all) or positive, got 0", "num_examples"),
 }
 CASES = sorted(DECLARED)
-V1_OWN = set(vf.TasksetConfig.model_fields)
+V1_OWN = set(vf.TasksetConfig.model_fields) | set(vf.TaskConfig.model_fields)
 
 
 def declaration(env_id: str) -> Any:
@@ -66,13 +104,14 @@ def test_classic_arguments_are_the_declared_options(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", CASES)
 def test_v1_options_are_the_declared_options(env_id: str) -> None:
+    """The taskset's own options and, where scoring options are the task's
+    (`--env.taskset.task.*`), those of its task config."""
     config_type = vf.taskset_config_type(env_id)
-    fields = {name: field for name, field in config_type.model_fields.items()
-              if name not in V1_OWN}
+    fields = dict(config_type.model_fields)
+    fields.update(type(config_type().task).model_fields)
     listed = {name: (type_name(field.annotation), field.get_default(call_default_factory=True))
-              for name, field in fields.items()}
+              for name, field in fields.items() if name not in V1_OWN}
     assert listed == DECLARED[env_id][2]
-    assert issubclass(config_type, declaration(env_id))
 
 
 def error_of(call: Any) -> BaseException:
@@ -93,7 +132,7 @@ def test_an_unknown_option_is_the_same_line_through_both(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", CASES)
 def test_a_bad_value_is_the_same_line_through_both(env_id: str) -> None:
-    *_, bad, words = DECLARED[env_id]
+    *_, bad, words, _ = DECLARED[env_id]
     classic = error_of(lambda: classic_loader(env_id)(**bad))
     v1 = error_of(lambda: load_tasks(env_id, bad))
     assert type(classic) is type(v1) and isinstance(classic, ValueError)
@@ -103,7 +142,7 @@ def test_a_bad_value_is_the_same_line_through_both(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", CASES)
 def test_a_value_of_the_wrong_type_is_the_same_line_through_both(env_id: str) -> None:
-    name = next(n for n, (kind, _) in DECLARED[env_id][2].items() if kind.startswith("int"))
+    name = DECLARED[env_id][5]
     classic = error_of(lambda: classic_loader(env_id)(**{name: "many"}))
     v1 = error_of(lambda: load_tasks(env_id, {name: "many"}))
     assert type(classic) is type(v1) and isinstance(classic, TypeError)
