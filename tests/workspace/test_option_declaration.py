@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import verifiers.v1 as vf
-from smol_envs_core.options import options_table
+from smol_envs_core.options import EnvOptions, options_table
 
 from tests.contract_rl.driver import load_tasks
 
@@ -73,9 +73,18 @@ DECLARED: dict[str, tuple[str, str, dict[str, tuple[str, Any]], dict[str, Any], 
         "judge_min_label_mass": ("float", 0.5),
         "judge_both_orders": ("bool", False),
     }, {"num_examples": 0}, "num_examples must be -1 (all) or positive, got 0", "num_examples"),
+    "smol-slm-eval": ("smol_slm_eval", "smol_slm_eval.config:SlmEvalOptions", {
+        "task": ("str", "hellaswag"),
+        "num_examples": ("int", -1),
+        "prompt_style": ("str", "seed"),
+        "data_path": ("str or null", None),
+        "enable_tier2_metric": ("bool or null", None),
+        "bfcl_category": ("str or null", None),
+        "bfcl_mode": ("str", "smol"),
+        "split": ("str", "eval"),
+    }, {"task": "piqa"}, "unknown task 'piqa'; valid: hellaswag, ", "num_examples"),
 }
 CASES = sorted(DECLARED)
-V1_OWN = set(vf.TasksetConfig.model_fields) | set(vf.TaskConfig.model_fields)
 
 
 def declaration(env_id: str) -> Any:
@@ -105,13 +114,17 @@ def test_classic_arguments_are_the_declared_options(env_id: str) -> None:
 @pytest.mark.parametrize("env_id", CASES)
 def test_v1_options_are_the_declared_options(env_id: str) -> None:
     """The taskset's own options and, where scoring options are the task's
-    (`--env.taskset.task.*`), those of its task config."""
+    (`--env.taskset.task.*`), those of its task config; every other field is verifiers' own."""
     config_type = vf.taskset_config_type(env_id)
-    fields = dict(config_type.model_fields)
-    fields.update(type(config_type().task).model_fields)
+    fields = dict(config_type.option_fields())
+    task_config = type(config_type().task)
+    if issubclass(task_config, EnvOptions):
+        fields.update(task_config.option_fields())
+        assert set(task_config.model_fields) - set(fields) <= set(vf.TaskConfig.model_fields)
     listed = {name: (type_name(field.annotation), field.get_default(call_default_factory=True))
-              for name, field in fields.items() if name not in V1_OWN}
+              for name, field in fields.items()}
     assert listed == DECLARED[env_id][2]
+    assert set(config_type.model_fields) - set(fields) <= set(vf.TasksetConfig.model_fields)
 
 
 def error_of(call: Any) -> BaseException:

@@ -60,13 +60,18 @@ class EnvOptions(BaseModel):
 
     @classmethod
     def option_fields(cls) -> dict[str, FieldInfo]:
-        """The declared options (name -> pydantic field), in declaration order: every field but
-        those of a base that is not an EnvOptions (verifiers' own taskset fields)."""
-        foreign = {name for klass in cls.__mro__
-                   if isinstance(klass, type) and issubclass(klass, BaseModel)
-                   and not issubclass(klass, EnvOptions)
-                   for name in getattr(klass, "model_fields", {})}
-        return {name: field for name, field in cls.model_fields.items() if name not in foreign}
+        """The declared options (name -> pydantic field), in declaration order: the fields
+        declared by a pure declaration class (an EnvOptions subclass with no other model base),
+        so a v1 config's own fields (verifiers' `id`, `task`, ...) are left out unless the
+        environment declares an option of that name itself."""
+        def pure(klass: type) -> bool:
+            return issubclass(klass, EnvOptions) and all(
+                base is BaseModel or issubclass(base, EnvOptions)
+                or not issubclass(base, BaseModel) for base in klass.__mro__)
+
+        declared = {name for klass in cls.__mro__ if isinstance(klass, type) and pure(klass)
+                    for name in vars(klass).get("__annotations__", {})}
+        return {name: field for name, field in cls.model_fields.items() if name in declared}
 
     @classmethod
     def option_names(cls) -> list[str]:
