@@ -169,3 +169,23 @@ def test_the_readme_table_is_the_declaration(env_id: str) -> None:
     folder = DECLARED[env_id][0]
     readme = (REPO / "environments" / folder / "README.md").read_text()
     assert options_table(declaration(env_id)) in readme
+
+
+@pytest.mark.parametrize("env_id, options, name", [
+    ("pico-dsl-v1", {"max_tokens": 64}, "max_tokens"),
+    ("smoltalkbench", {"dataset": "fixture", "task": {"max_judge_error_rate": 0.1}},
+     "max_judge_error_rate"),
+])
+def test_a_classic_only_option_is_refused_by_v1_saying_why(env_id, options, name) -> None:
+    with pytest.raises(ValueError, match=f"^{env_id}: {name} applies to the classic environment "
+                                         "only: "):
+        load_tasks(env_id, options)
+
+
+def test_smoltalkbench_hub_split_under_its_old_name_still_works_with_a_warning() -> None:
+    from smoltalkbench.config import SmolTalkOptions
+
+    with pytest.warns(FutureWarning, match="use hub_split"):
+        options = SmolTalkOptions.from_kwargs({"split": "validation"})
+    assert (options.split, options.hub_split) == ("eval", "validation")
+    assert SmolTalkOptions.from_kwargs({"split": "train"}).hub_split == "test"

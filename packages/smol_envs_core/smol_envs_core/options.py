@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, ClassVar, TypeVar
 
@@ -42,21 +41,17 @@ class EnvOptions(BaseModel):
     Class attributes:
         env_id: the environment's id, which starts every error message.
         error: the environment's ConfigError (a ValueError) that `check` raises.
-        classic_only / v1_only: option -> why the other API cannot honour it; both accept the
-            name, and the other one refuses a value other than the default, saying why.
-        aliases: deprecated option name -> its canonical name; the old name still works, with a
-            DeprecationWarning naming the new one.
+        classic_only: option -> why the v1 taskset cannot honour it; both APIs accept the name,
+            and the v1 taskset refuses a value other than the default, saying why.
     Subclasses declare each option as a field with a default and a docstring (its description in
-    the README table) and override `check` for allowed values.
+    the README table) and override `check_values` for allowed values.
     """
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     env_id: ClassVar[str] = "environment"
     error: ClassVar[type[Exception]] = ValueError
-    aliases: ClassVar[dict[str, str]] = {}
     classic_only: ClassVar[dict[str, str]] = {}
-    v1_only: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def option_fields(cls) -> dict[str, FieldInfo]:
@@ -93,24 +88,10 @@ class EnvOptions(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _one_line_errors(cls, data: Any, handler: Callable[[Any], Any]) -> Any:
-        if isinstance(data, Mapping):
-            data = cls._renamed(dict(data))
         try:
             return handler(data)
         except ValidationError as error:
             raise cls._one_line(error) from None
-
-    @classmethod
-    def _renamed(cls, data: dict[str, Any]) -> dict[str, Any]:
-        for old, new in cls.aliases.items():
-            if old in data:
-                warnings.warn(f"{cls.env_id}: option {old!r} is deprecated; use {new!r}",
-                              FutureWarning, stacklevel=2)
-                if new in data:
-                    raise OptionTypeError(f"{cls.env_id}: give {new!r} or its old name "
-                                          f"{old!r}, not both")
-                data[new] = data.pop(old)
-        return data
 
     @classmethod
     def _one_line(cls, error: ValidationError) -> SmolEnvsError:
@@ -133,12 +114,11 @@ class EnvOptions(BaseModel):
             the environment's `error` (a ValueError), one line starting with its id.
         """
         self.check_values()
-        foreign, owner = ((self.v1_only, "v1 taskset") if surface == "classic"
-                          else (self.classic_only, "classic environment"))
-        defaults = self.defaults()
-        for name, why in foreign.items():
-            if getattr(self, name) != defaults[name]:
-                self.refuse(f"{name} applies to the {owner} only: {why}")
+        if surface == "v1":
+            defaults = self.defaults()
+            for name, why in self.classic_only.items():
+                if getattr(self, name) != defaults[name]:
+                    self.refuse(f"{name} applies to the classic environment only: {why}")
 
     def check_values(self) -> None:
         """Refuse values out of range with `refuse` (override; the base accepts everything)."""
