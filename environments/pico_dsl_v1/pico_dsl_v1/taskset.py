@@ -16,13 +16,13 @@ from typing import Any
 
 import verifiers.v1 as vf
 from smol_envs_core.scoring import Declaration, Score
-from smol_envs_core.v1 import DeclaredTask, check_split
+from smol_envs_core.v1 import DeclaredTask
 
-from .data import SLICE_CHOICES
+from .config import PicoOptions, rows
 from .errors import ConfigError
 from .prompt import SYSTEM_PROMPT
 from .scorer import DECLARATION, SHAPED, SHAPED_DECLARATION, score_reply
-from .splits import DEFAULT_TRAIN_ROWS, eval_rows, prompt_key, train_rows
+from .splits import prompt_key
 
 ENV_ID = "pico-dsl-v1"
 # reward option -> reward name in the results (and in the score record)
@@ -64,21 +64,9 @@ class PicoTask(DeclaredTask, vf.Task[PicoData]):
         return score_reply(reply, self.data.target_lines, self.declared())
 
 
-class PicoTasksetConfig(vf.TasksetConfig):
-    """Options under `--env.taskset.*`."""
-
-    split: str = "eval"
-    """"eval": the fixed benchmark; "train": the generated stream minus the benchmark."""
-    slice: str = "mixed"
-    """"mixed" or one slice name."""
-    num_train: int = DEFAULT_TRAIN_ROWS
-    """Rows of the train split."""
-    seed: int = 0
-    """First seed of the train split's generated stream."""
-    difficulty: str | None = None
-    """Train split only: tiny/easy/medium/hard/mixed or tape16/24/34/48."""
-    reward: str = "exact_match"
-    """"exact_match" (the benchmark's score) or "line_similarity" (shaped, opt-in)."""
+class PicoTasksetConfig(PicoOptions, vf.TasksetConfig):
+    """Options under `--env.taskset.*`: exactly `config.PicoOptions` (the classic arguments),
+    beside verifiers' own taskset fields."""
 
 
 def to_task_data(row: dict[str, Any], reward: str = "exact_match") -> PicoData:
@@ -101,15 +89,8 @@ class PicoTaskset(vf.Taskset[PicoTask, PicoTasksetConfig]):
     """pico-dsl-v1 tasks of one split (see `splits.py`); raises ValueError on a bad option."""
 
     def load(self) -> list[PicoTask]:
-        """The tasks of the configured split and slice (the fixed benchmark, or the seeded train
-        stream). Raises ConfigError naming the valid values."""
-        config = self.config
-        split = check_split(config.split, ENV_ID)
-        if config.slice not in SLICE_CHOICES:
-            raise ConfigError(f"unknown slice {config.slice!r}; valid: {', '.join(SLICE_CHOICES)}")
-        if split == "eval":
-            rows = eval_rows(config.slice)
-        else:
-            rows = train_rows(config.num_train, config.seed, config.difficulty, "auto",
-                              config.slice)
-        return [PicoTask(to_task_data(row, config.reward), config.task) for row in rows]
+        """The tasks of the configured split and slice (`config.rows`: the evaluation rows, or
+        the seeded train stream). Raises ConfigError naming the valid values."""
+        self.config.check("v1")
+        return [PicoTask(to_task_data(row, self.config.reward), self.config.task)
+                for row in rows(self.config)]

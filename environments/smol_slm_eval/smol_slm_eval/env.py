@@ -13,7 +13,6 @@ and for the `int_index`/`slm` groups alike (`RunFailurePolicy`). smol-slm-eval i
 from __future__ import annotations
 
 import asyncio
-import inspect
 import sys
 import time
 from typing import Any
@@ -23,18 +22,18 @@ from smol_envs_core import context, vf031
 from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.errors import (
     InfrastructureError,
-    install_excepthook,
-    reject_unknown_arguments,
 )
+from smol_envs_core.options import classic_loader
 from smol_envs_core.policy import PolicyEnv, RunFailurePolicy
 from smol_envs_core.scoring import Score
 
 from . import bfcl, math500
+from .config import SlmEvalOptions
 from .data import load_rows
 from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
 from .mc import mc_record
-from .prompts import PROMPT_STYLES, mc_request
+from .prompts import mc_request
 from .scorer import (
     BEHAVIOUR_VERSION,
     declaration,
@@ -44,7 +43,6 @@ from .scorer import (
 )
 from .tasks import (
     BFCL,
-    BFCL_CATEGORIES,
     BFCL_MULTI_TURN,
     GROUPS,
     KIND_METRICS,
@@ -52,7 +50,6 @@ from .tasks import (
     MC,
     TASKS,
     bfcl_task_category,
-    task_names,
 )
 
 LETTERS = "ABCDEFGHIJ"
@@ -300,50 +297,22 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
                    task=task)
 
 
-def load_environment(task: str = "hellaswag", num_examples: int = -1,
-                     prompt_style: str = "seed", data_path: str | None = None,
-                     enable_tier2_metric: bool | None = None, bfcl_category: str | None = None,
-                     bfcl_mode: str = "smol", **kwargs: Any) -> vf.Environment:
-    """Build the smol-slm-eval environment for one task or a group.
+def build_environment(config: SlmEvalOptions) -> vf.Environment:
+    """The classic environment of checked options (config.SlmEvalOptions): one task, or a group
+    as an EnvGroup (a group skips, and names on stderr, components without data).
 
-    Args:
-        task: one of the eight benchmarks, "int_index" (its components as an EnvGroup) or
-            "slm" (all eight); a group skips, and names on stderr, components without data.
-        num_examples: rows per task; -1 = all.
-        prompt_style: "seed" (bare context/question) or "lm_eval" (lm-evaluation-harness's).
-        data_path: a local file (Hub schema) or BFCL data folder for a single task.
-        enable_tier2_metric: bfcl_v4: True: `ast_match` is the reward (Tier 2; refused for
-            multi-turn tasks); False: `function_name_match` (Tier 1); None (default): Tier 2
-            where the checker exists (single-turn), except in the seed mode.
-        bfcl_category: bfcl_v4: keep one of the seven single-turn categories (the four
-            multi-turn ones are tasks by name: bfcl_v4_multi_turn_base, ...).
-        bfcl_mode: "smol" (default: stop strings and parsing that keep a fenced answer whole)
-            or "seed" (the seed's own, for agreement checks); see `bfcl.MODES`.
-        **kwargs: refused (UnknownArgumentError, a TypeError naming the valid arguments): a
-            misspelled argument must not silently run the defaults.
-
-    The environment is evaluation-only: `get_eval_dataset()` holds the rows, `get_dataset()`
-    (a train split) raises EvaluationOnlyError.
+    The environment is evaluation-only: `get_eval_dataset()` holds the rows; `get_dataset()`
+    and `split="train"` raise EvaluationOnlyError.
 
     Raises:
-        ConfigError: unknown task, prompt style or category (the message lists valid values).
         DataUnavailableError: a task's data is missing (the message names how to supply it).
     """
-    install_excepthook()  # an error below reaches the user as one line
-    reject_unknown_arguments("smol-slm-eval", kwargs,
-                             list(inspect.signature(load_environment).parameters)[:-1])
-    if task not in task_names():
-        raise ConfigError(f"unknown task {task!r}; valid: {', '.join(task_names())}")
-    if prompt_style not in PROMPT_STYLES:
-        raise ConfigError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
-    if bfcl_category is not None and bfcl_category not in BFCL_CATEGORIES:
-        raise ConfigError(f"bfcl_category must be one of {BFCL_CATEGORIES}")
-    if bfcl_mode not in bfcl.MODES:
-        raise ConfigError(f"bfcl_mode must be one of {bfcl.MODES}, got {bfcl_mode!r}")
-    if data_path is not None and task in GROUPS:
-        raise ConfigError("data_path applies to a single task, not a group")
-    options = {"num_examples": num_examples, "prompt_style": prompt_style,
-               "enable_tier2_metric": enable_tier2_metric, "bfcl_mode": bfcl_mode,
+    if config.split == "train":
+        raise EvaluationOnlyError("train split")
+    task, data_path = config.task, config.data_path
+    bfcl_category = config.bfcl_category
+    options = {"num_examples": config.num_examples, "prompt_style": config.prompt_style,
+               "enable_tier2_metric": config.enable_tier2_metric, "bfcl_mode": config.bfcl_mode,
                "bfcl_categories": [bfcl_category] if bfcl_category else None}
     if task not in GROUPS:
         return build_task_env(task, data_path=data_path, **options)
@@ -364,3 +333,13 @@ def load_environment(task: str = "hellaswag", num_examples: int = -1,
     if not envs:
         raise DataUnavailableError(f"{task}: no component has data")
     return TaskGroup(envs=envs, env_names=names)
+
+
+load_environment = classic_loader(SlmEvalOptions, build_environment, """Build the smol-slm-eval
+environment for one task or a group (verifiers classic API:
+`vf-eval smol-slm-eval -a '{"task": ...}'`).
+
+Every option is declared once in config.SlmEvalOptions (listed below); an unknown option is an
+UnknownArgumentError (a TypeError naming the valid ones), a bad value a ConfigError naming the
+valid values.
+""")

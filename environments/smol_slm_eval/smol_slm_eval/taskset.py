@@ -13,22 +13,23 @@ from typing import Any
 
 import verifiers.v1 as vf
 
+from .config import SlmEvalOptions
 from .errors import EvaluationOnlyError
 
 REFUSED = "train split and no v1 taskset for RL"
 
 
-class SlmEvalTasksetConfig(vf.TasksetConfig):
-    """Options under `--env.taskset.*`: accepted so that the refusal, not a validation error
-    about an unknown field, is what a trainer sees."""
-
-    split: str = "eval"
+class SlmEvalTasksetConfig(SlmEvalOptions, vf.TasksetConfig):
+    """Options under `--env.taskset.*`: exactly the classic arguments (`config.SlmEvalOptions`),
+    so that a valid option set meets the refusal and a bad one the classic error."""
 
 
 class SlmEvalTaskset(vf.Taskset[vf.Task, SlmEvalTasksetConfig]):
-    """Refuses to load (EvaluationOnlyError), whatever the split or options."""
+    """Refuses to load (EvaluationOnlyError) whatever the split; a bad option value raises the
+    classic environment's ConfigError first."""
 
     def __init__(self, config: SlmEvalTasksetConfig) -> None:
+        config.check("v1")
         raise EvaluationOnlyError(REFUSED)
 
     def load(self) -> list[Any]:

@@ -106,7 +106,16 @@ def select_tasks(edition: str = "default", languages: Sequence[str] | str | None
     """
     languages = [languages] if isinstance(languages, str) else languages
     difficulties = [difficulties] if isinstance(difficulties, str) else difficulties
-    tasks = load_tasks(edition, languages, difficulties)
+    return first_tasks(load_tasks(edition, languages, difficulties), per_language, num_examples)
+
+
+def first_tasks(tasks: list[dict], per_language: int | None = None,
+                num_examples: int | None = -1) -> list[dict]:
+    """The first `per_language` tasks of each language (None: all), then the first
+    `num_examples` (None or negative: all), in the given order.
+
+    Raises ValueError (per_language < 1).
+    """
     if per_language is not None:
         if per_language < 1:
             raise ValueError(f"per_language must be >= 1, got {per_language}")

@@ -15,7 +15,6 @@ line naming the component and its URL.
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,13 +24,14 @@ from datasets import Dataset
 from smol_envs_core import vf031
 from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
 from smol_envs_core.endpoints import COMPLETIONS_ALIAS
-from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
+from smol_envs_core.options import classic_loader
 from smol_envs_core.policy import PolicyEnv
 from smol_envs_core.preflight import chat_client_warning
 from smol_envs_core.scoring import Score
 
 from smolscript import data, splits
 from smolscript.assemble import ASSEMBLY_VERSION
+from smolscript.config import SmolscriptOptions, as_list, selected_tasks
 from smolscript.prompts import (
     TEMPLATE_ID,
     build_prompt,
@@ -158,68 +158,39 @@ def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None, dataset_sh
     return rows
 
 
-def load_environment(
-    languages: Sequence[str] | str | None = None,
-    difficulties: Sequence[str] | str | None = None,
-    edition: str = "default",
-    num_examples: int = -1,
-    per_language: int | None = None,
-    max_tokens: int | None = None,
-    service_url: str | None = None,
-    concurrency: int = 8,
-    context_length: int | None = None,
-    tokenizer: str = "smollm2",
-    reward_only: bool = False,
-    **kwargs: Any,
-) -> vf.Environment:
-    """Build the smolscript environment.
+def build_environment(options: SmolscriptOptions) -> vf.Environment:
+    """The classic environment of checked `options` (config.SmolscriptOptions): the selected
+    tasks (`config.selected_tasks`) as `eval_dataset`, the train split (built when asked for) as
+    `dataset`, and the rubric scoring through the service.
 
-    languages / difficulties: filters (None = all nine languages / all difficulties); a
-      filtered run reports `filtered_macro_score`, never the official SmolScript Score.
-    edition: "default" (350 tasks), "previous1000", "full2000", or a frozen earlier default
-        edition ("default-0.3.0", "default-0.4.0"; `data.EDITIONS`).
-    num_examples: first N selected tasks in dataset order (-1 = all).
-    per_language: keep only the first K selected tasks of each language (a quick mixed run;
-      applied before num_examples).
-    max_tokens: replaces every task's token budget (recorded in each row's info).
-    service_url: scoring service; None reuses or starts the local one at first scoring.
-    concurrency: scoring jobs in flight at once.
-    context_length / tokenizer: when context_length is given, every prompt plus its budget
-      must fit it, counted with `tokenizer` (see prompts.make_token_counter); a prompt too
-      long raises PromptTooLongError (prompts are never truncated).
-    reward_only: for trainers: the same reward (`passed`), `syntax_ok` and `empty_response`,
-      scored faster (a program job stops at its first failing test, no credit baselines);
-      `hidden_test_pass_rate` is not computed, so not a column.
-    Raises DataError naming valid values for a bad language, difficulty or edition.
+    Raises:
+        DataError: the selection holds no tasks. PromptTooLongError: with `context_length`, a
+        prompt plus its budget does not fit (prompts are never truncated).
     """
-    install_excepthook()  # an error below reaches the user as one line
-    reject_unknown_arguments("smolscript", kwargs, list(inspect.signature(load_environment)
-                                                         .parameters)[:-1])
-    if isinstance(languages, str):
-        languages = [languages]
-    if isinstance(difficulties, str):
-        difficulties = [difficulties]
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
-    if not isinstance(reward_only, bool):
-        raise ValueError(f"reward_only must be true or false, got {reward_only!r}")
-    tasks = data.select_tasks(edition, languages, difficulties, per_language, num_examples)
-    if not tasks:
-        raise data.DataError("the selection holds no tasks")
-    rows = _rows(tasks, max_tokens, data.dataset_hash(edition))
-    if context_length is not None:
+    tasks, edition = selected_tasks(options)
+    rows = _rows(tasks, options.max_tokens, data.dataset_hash(edition))
+    if options.context_length is not None:
         check_context([(r["info"]["id"], r["prompt"], r["info"]["max_tokens"]) for r in rows],
-                      context_length, make_token_counter(tokenizer))
+                      options.context_length, make_token_counter(options.tokenizer))
     hidden = data.hidden_for(tasks, data.load_hidden(edition))
-    rubric = SmolscriptRubric({t["id"]: t for t in tasks}, hidden, service_url, concurrency,
-                              reward_only)
+    rubric = SmolscriptRubric({t["id"]: t for t in tasks}, hidden, options.service_url,
+                              options.concurrency, options.reward_only)
+    languages, difficulties = as_list(options.languages), as_list(options.difficulties)
 
     def train_dataset() -> Dataset:
         # The train split (splits.py), built when asked for; its rows become scorable too.
         train = splits.train_tasks(languages, difficulties)
         rubric.tasks = {**rubric.tasks, **{t["id"]: t for t in train}}
         rubric.hidden = {**rubric.hidden, **data.hidden_for(train, data.load_hidden("full2000"))}
-        return Dataset.from_list(_rows(train, max_tokens, data.dataset_hash("full2000")))
+        return Dataset.from_list(_rows(train, options.max_tokens, data.dataset_hash("full2000")))
 
     return SmolscriptEnv(dataset=train_dataset, eval_dataset=Dataset.from_list(rows),
                          rubric=rubric)
+
+
+load_environment = classic_loader(SmolscriptOptions, build_environment, """Build the smolscript
+environment (verifiers classic API: `vf-eval smolscript -a '{...}'`).
+
+Every option is declared once in config.py (listed below); an unknown option is a TypeError
+naming the valid ones, a bad value a DataError (ValueError) naming the valid values.
+""")

@@ -19,10 +19,11 @@ from typing import Any
 
 import verifiers.v1 as vf
 from smol_envs_core.scoring import Declaration, Score
-from smol_envs_core.v1 import DeclaredTask, check_split
+from smol_envs_core.v1 import DeclaredTask
 
-from smolscript import data, splits
-from smolscript.prompts import build_prompt
+from smolscript import data
+from smolscript.config import ScoringOptions, SelectionOptions, selected_tasks
+from smolscript.prompts import build_prompt, check_context, make_token_counter, token_budget
 from smolscript.scorer import DECLARATION, ServiceGate, declaration_for, score_reply
 
 ENV_ID = "smolscript"
@@ -41,16 +42,9 @@ class SmolscriptData(vf.TaskData):
     difficulty: str
 
 
-class SmolscriptTaskConfig(vf.TaskConfig):
-    """The scoring service, under `--env.taskset.task.*` (the env server builds tasks with it)."""
-
-    service_url: str | None = None
-    """Scoring service; None reuses or starts the local one at first scoring."""
-    concurrency: int = 8
-    """Scoring jobs in flight at once, per process and event loop."""
-    reward_only: bool = False
-    """For trainers: the same reward (`passed`), scored faster (a program job stops at its
-    first failing test, no credit baselines); `hidden_test_pass_rate` is not a metric."""
+class SmolscriptTaskConfig(ScoringOptions, vf.TaskConfig):
+    """The scoring options (`config.ScoringOptions`) under `--env.taskset.task.*` (the env
+    server builds tasks with it)."""
 
 
 @cache
@@ -86,16 +80,11 @@ class SmolscriptTask(DeclaredTask, vf.Task[SmolscriptData, vf.State, SmolscriptT
                                  reward_only=self.config.reward_only)
 
 
-class SmolscriptTasksetConfig(vf.TasksetConfig):
-    """Options under `--env.taskset.*`."""
+class SmolscriptTasksetConfig(SelectionOptions, vf.TasksetConfig):
+    """The selection options (`config.SelectionOptions`) under `--env.taskset.*`, and the
+    scoring options under `--env.taskset.task.*`: together the classic arguments."""
 
     task: SmolscriptTaskConfig = SmolscriptTaskConfig()
-    split: str = "eval"
-    """"eval": the default edition; "train": full2000 minus default and similar tasks."""
-    languages: list[str] | None = None
-    difficulties: list[str] | None = None
-    num_examples: int = -1
-    """First N tasks in dataset order; -1 = all."""
 
 
 def to_task_data(task: dict[str, Any], edition: str) -> SmolscriptData:
@@ -111,16 +100,16 @@ class SmolscriptTaskset(vf.Taskset[SmolscriptTask, SmolscriptTasksetConfig]):
     """smolscript tasks of one split (see `splits.py`); bad options raise ValueError."""
 
     def load(self) -> list[SmolscriptTask]:
-        """The tasks of the configured split, edition and filters. Raises ValueError for bad
-        options."""
-        c = self.config
-        split = check_split(c.split, ENV_ID)
-        if c.num_examples == 0 or c.num_examples < -1:
-            raise ValueError(f"num_examples must be -1 (all) or positive, got {c.num_examples}")
-        if split == "eval":
-            rows, edition = splits.eval_tasks(c.languages, c.difficulties), splits.EVAL_EDITION
-        else:
-            rows, edition = splits.train_tasks(c.languages, c.difficulties), splits.TRAIN_EDITION
-        if c.num_examples > 0:
-            rows = rows[: c.num_examples]
-        return [SmolscriptTask(to_task_data(row, edition), c.task) for row in rows]
+        """The tasks of the configured split, edition and filters (`config.selected_tasks`).
+        Raises DataError (a ValueError) for bad options; PromptTooLongError when, with
+        `context_length`, a raw prompt plus its token budget does not fit (the classic check)."""
+        config = self.config
+        config.check("v1")
+        config.task.check("v1")
+        rows, edition = selected_tasks(config)
+        if config.context_length is not None:
+            check_context([(t["id"], build_prompt(t), token_budget(t["language"],
+                                                                   t["difficulty"]))
+                           for t in rows], config.context_length,
+                          make_token_counter(config.tokenizer))
+        return [SmolscriptTask(to_task_data(row, edition), config.task) for row in rows]

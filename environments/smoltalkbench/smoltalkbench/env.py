@@ -12,29 +12,22 @@ average and counted (`judge_error`) in every report.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from typing import Any
 
 import verifiers as vf
 from smol_envs_core import vf031
 from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
-from smol_envs_core.errors import install_excepthook, reject_unknown_arguments
+from smol_envs_core.options import classic_loader
 from smol_envs_core.policy import ErrorBudget, PolicyEnv
 from smol_envs_core.preflight import ensure_reachable
 from smol_envs_core.reasoning import reasoning_from_message
 from smol_envs_core.scoring import Score
 
-from smoltalkbench import data, judge, splits
-from smoltalkbench.build import candidate_rows
-from smoltalkbench.defaults import (
-    DEFAULT_DATASET,
-    DEFAULT_JUDGE_API_KEY_VAR,
-    DEFAULT_JUDGE_BASE_URL,
-    DEFAULT_JUDGE_MODEL,
-)
-from smoltalkbench.errors import ConfigError, JudgeUnavailableError
-from smoltalkbench.judge_client import JudgeClient, JudgeConfig, check_judge_options
+from smoltalkbench import data
+from smoltalkbench.config import SmolTalkOptions, benchmark, train_rows
+from smoltalkbench.errors import JudgeUnavailableError
+from smoltalkbench.judge_client import JudgeClient
 from smoltalkbench.scorer import BEHAVIOUR_VERSION, DECLARATION, score_reply
 
 logger = logging.getLogger(__name__)
@@ -99,91 +92,46 @@ class SmolTalkBenchEnv(PolicyEnv):
         await ensure_reachable(config.base_url, component="judge")
 
 
-def load_environment(
-    dataset: str = DEFAULT_DATASET,
-    config: str = "gold",
-    split: str = "test",
-    data_files: str | list[str] | None = None,
-    num_examples: int = -1,
-    judge_model: str = DEFAULT_JUDGE_MODEL,
-    judge_base_url: str = DEFAULT_JUDGE_BASE_URL,
-    judge_api_key_var: str | None = DEFAULT_JUDGE_API_KEY_VAR,
-    judge_temperature: float = 1.0,
-    judge_max_retries: int = 3,
-    judge_timeout_s: float = 60.0,
-    judge_max_concurrent: int = 8,
-    length_penalty_chars: int = judge.DEFAULT_LENGTH_PENALTY_CHARS,
-    order_seed: int = 0,
-    max_judge_error_rate: float = 0.0,
-    judge_label_bias: str = "none",
-    judge_min_label_mass: float = judge.DEFAULT_MIN_LABEL_MASS,
-    judge_both_orders: bool = False,
-    source_path: str | None = None,
-    **kwargs,
-) -> vf.Environment:
-    """SmolTalkBench as a verifiers SingleTurnEnv judged against the reference replies.
+def build_environment(options: SmolTalkOptions) -> vf.Environment:
+    """The classic environment of checked `options` (config.SmolTalkOptions): the benchmark rows
+    (or, with split="train", the train split) as `eval_dataset` and the train split as
+    `dataset`, both loaded when the evaluation asks for them; the judged rubric and the error
+    budget over tolerated judge failures.
 
-    `dataset` is a hub id, a local .parquet/.jsonl path, or "fixture" (packaged, offline). Rows
-    load lazily, when the evaluation asks for them. `judge_api_key_var` names the environment
-    variable with the judge's key (None or "" for a keyless local endpoint).
-    `max_judge_error_rate` (in [0, 1], default 0) is the share of judge failures tolerated:
-    0 stops the run at the first one; tolerated ones are excluded from the reward average and
-    counted. `judge_label_bias` says how a re-ask is constrained to the labels ("none",
-    "tokens" for llama-cpp-python, "ids:<ids of m>;<ids of M>", "auto": the ids read from the
-    judge server's /tokenize), `judge_min_label_mass` (in
-    [0, 1]) the share of probability the labels need for a verdict; `judge_both_orders` judges
-    each reply under both labels and averages (position bias cancels; twice the judge calls).
-    `get_dataset()` is the train split (splits.py): the source conversations that are not in
-    the benchmark, read from `source_path` (a local copy) or the hub; built when asked
-    for, it raises InfrastructureError when the source is unreachable. Raises ConfigError for
-    invalid numbers.
+    `get_dataset()` raises InfrastructureError when the train source is unreachable.
     """
-    install_excepthook()  # an error below reaches the user as one line
-    reject_unknown_arguments("smoltalkbench", kwargs, list(inspect.signature(load_environment)
-                                                            .parameters)[:-1])
-    if length_penalty_chars < 0:
-        raise ConfigError(f"length_penalty_chars must be >= 0, got {length_penalty_chars}")
-    if judge_max_retries < 0 or judge_max_concurrent < 1 or judge_timeout_s <= 0:
-        raise ConfigError(
-            "judge_max_retries must be >= 0, judge_max_concurrent >= 1, judge_timeout_s > 0"
-        )
-    if not 0.0 <= max_judge_error_rate <= 1.0:
-        raise ConfigError(f"max_judge_error_rate must be in [0, 1], got {max_judge_error_rate}")
-    if num_examples == 0 or num_examples < -1:
-        raise ConfigError(f"num_examples must be -1 (all) or positive, got {num_examples}")
-    check_judge_options(judge_label_bias, judge_min_label_mass)
-    client = JudgeClient(
-        JudgeConfig(
-            model=judge_model,
-            base_url=judge_base_url,
-            api_key_var=judge_api_key_var,
-            temperature=judge_temperature,
-            max_retries=judge_max_retries,
-            timeout_s=judge_timeout_s,
-            max_concurrent=judge_max_concurrent,
-            label_bias=judge_label_bias,
-            min_label_mass=judge_min_label_mass,
-            both_orders=bool(judge_both_orders),
-        )
-    )
+    client = JudgeClient(options.judge_config())
     if client.api_key() is None:
         logger.warning(
-            "judge key variable %s is unset: every judgement will fail", judge_api_key_var
+            "judge key variable %s is unset: every judgement will fail", options.judge_api_key_var
         )
 
-    def build():
-        return data.to_verifiers(data.load_rows(dataset, config, split, data_files), num_examples)
-
-    def build_train():
+    def train(num_examples: int = -1):
         from datasets import Dataset
 
-        benchmark = data.load_rows(dataset, config, split, data_files)
-        candidates = candidate_rows(splits.load_source(source_path))
-        rows = splits.train_rows(candidates, benchmark["instruction"])
-        return data.to_verifiers(Dataset.from_list(rows))
+        rows = Dataset.from_list(train_rows(options, benchmark(options)))
+        return data.to_verifiers(rows, num_examples)
 
-    rubric = JudgedRubric(client, length_penalty_chars, order_seed, max_judge_error_rate)
-    env = SmolTalkBenchEnv(dataset=build_train, eval_dataset=build, rubric=rubric)
+    def build():
+        if options.split == "train":
+            return train(options.num_examples)
+        return data.to_verifiers(benchmark(options), options.num_examples)
+
+    rubric = JudgedRubric(client, options.length_penalty_chars, options.order_seed,
+                          options.max_judge_error_rate)
+    env = SmolTalkBenchEnv(dataset=train, eval_dataset=build, rubric=rubric)
     env.judge_client = client
-    env.error_budget = ErrorBudget("judge_error", max_judge_error_rate, "judge", judge_base_url)
+    env.error_budget = ErrorBudget("judge_error", options.max_judge_error_rate, "judge",
+                                   options.judge_base_url)
     return env
+
+
+load_environment = classic_loader(SmolTalkOptions, build_environment, """SmolTalkBench as a
+verifiers SingleTurnEnv judged against the reference replies (classic API:
+`vf-eval smoltalkbench -a '{...}'`).
+
+Every option is declared once in config.py (listed below); an unknown option is a TypeError
+naming the valid ones, a bad value a ConfigError (ValueError). Rows load lazily, when the
+evaluation asks for them. `max_judge_error_rate` 0 stops the run at the first judge failure;
+tolerated ones are excluded from the reward average and counted (`judge_error`).
+""")
