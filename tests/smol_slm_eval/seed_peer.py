@@ -4,9 +4,10 @@ Its module is `slm_eval`; ours is `smol_slm_eval` (renamed in 0.3.0 so that both
 installed together: test_coexistence.py), but the seed still gets a venv of its own, so that
 its dependency pins never move the workspace's. The venv lives under the user's cache
 (`$XDG_CACHE_HOME/smol-envs/seed-slm-eval/0.0.1`, or `$SLM_EVAL_SEED_VENV`), is built once with
-pip from PyPI and reused after. `run_seed` drives it offline against a local completions
-endpoint on local data files: the seed's task YAMLs are included with `dataset_path: json` and
-`data_files`, through `--include_path`.
+pip from PyPI and reused after; one process at a time builds it (a file lock beside it), so
+pytest-xdist workers never build it twice at once. `run_seed` drives it offline against a local
+completions endpoint on local data files: the seed's task YAMLs are included with
+`dataset_path: json` and `data_files`, through `--include_path`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+from filelock import FileLock
+
+T = TypeVar("T")
 
 SEED_REQUIREMENT = "slm-eval[api,math]==0.0.1"
 # The seed's BFCL tasks read their data from an installed bfcl_eval; its Tier 1 needs none of
@@ -56,22 +63,24 @@ def seed_python() -> Path:
 
     Raises:
         RuntimeError: venv creation or pip failed (the pip output tail is in the message).
+        filelock.Timeout: another process held the build lock for 30 minutes.
     """
     folder = venv_dir()
     python = folder / "bin" / "python"
     marker = folder / ".slm-eval-installed"
-    if marker.is_file() and python.is_file():
-        return python
     folder.parent.mkdir(parents=True, exist_ok=True)
-    steps = [[shutil.which("python3") or sys.executable, "-m", "venv", str(folder)],
-             [str(python), "-m", "pip", "install", "-q", SEED_REQUIREMENT],
-             [str(python), "-m", "pip", "install", "-q", "--no-deps", BFCL_REQUIREMENT]]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True, timeout=1800)
-        if done.returncode != 0:
-            raise RuntimeError(f"building the seed venv failed: {' '.join(step)}\n"
-                               f"{done.stderr[-2000:]}")
-    marker.write_text(f"{SEED_REQUIREMENT}\n{BFCL_REQUIREMENT}\n")
+    with FileLock(folder.parent / f"{folder.name}.lock", timeout=1800):
+        if marker.is_file() and python.is_file():
+            return python
+        steps = [[shutil.which("python3") or sys.executable, "-m", "venv", str(folder)],
+                 [str(python), "-m", "pip", "install", "-q", SEED_REQUIREMENT],
+                 [str(python), "-m", "pip", "install", "-q", "--no-deps", BFCL_REQUIREMENT]]
+        for step in steps:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=1800)
+            if done.returncode != 0:
+                raise RuntimeError(f"building the seed venv failed: {' '.join(step)}\n"
+                                   f"{done.stderr[-2000:]}")
+        marker.write_text(f"{SEED_REQUIREMENT}\n{BFCL_REQUIREMENT}\n")
     return python
 
 
@@ -115,3 +124,29 @@ def run_seed(python: Path, folder: Path, base_url: str, model: str, tasks: list[
     if done.returncode != 0:
         raise RuntimeError(f"the seed's run failed:\n{done.stderr[-3000:]}")
     return json.loads(out.read_text())
+
+
+def run_script_beside(python: Path, folder: Path, driver: str, args: list[str],
+                      work: Callable[[], T], timeout: float) -> tuple[int, str, T]:
+    """Run the script `driver` (text, written to `folder/driver.py`) under the seed venv's
+    `python` with `args` while `work()` runs in this process, then wait for it: the two sides of
+    a comparison computed at once (on 2 cores, the time of the slower instead of their sum).
+
+    Returns (exit status, stderr tail of at most 3,000 characters, what `work` returned).
+    Raises subprocess.TimeoutExpired (after killing the script) when it is still running
+    `timeout` seconds after `work` returned; an exception of `work` propagates after the
+    script is killed.
+    """
+    (folder / "driver.py").write_text(driver)
+    with open(folder / "driver.err", "w+") as err:
+        process = subprocess.Popen([str(python), str(folder / "driver.py"), *args],
+                                   stdout=subprocess.DEVNULL, stderr=err, text=True)
+        try:
+            result = work()
+            status = process.wait(timeout=timeout)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        err.seek(0)
+        return status, err.read()[-3000:], result

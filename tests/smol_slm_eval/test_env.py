@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -152,19 +153,27 @@ def saved_run(base_url: str, model: str, args: dict, n: int, out: Path, *extra: 
 @pytest.mark.e2e
 def test_vf_eval_multiple_choice_math_and_bfcl(local_model_base_url, local_model_name,
                                                archive_cache, tmp_path):
-    arc = saved_run(local_model_base_url, local_model_name, {"task": "arc_easy"}, 6, tmp_path)
+    """Three vf-eval runs (ARC-Easy by log-likelihood, MATH-500 and BFCL by generation), each in
+    its own output folder and started together: their start-ups overlap and the local server
+    answers all three."""
+    runs = {
+        "arc": ({"task": "arc_easy"}, 6),
+        "math": ({"task": "math_500"}, 2, "-t", "64", "--api-client-type", "openai_completions"),
+        "bfcl": ({"task": "bfcl_v4", "bfcl_category": "simple_python",
+                  "enable_tier2_metric": True}, 2, "-t", "96",
+                 "--api-client-type", "openai_completions"),
+    }
+    with ThreadPoolExecutor(len(runs)) as pool:
+        futures = {name: pool.submit(saved_run, local_model_base_url, local_model_name, args, n,
+                                     tmp_path / name, *extra)
+                   for name, (args, n, *extra) in runs.items()}
+        arc, math, bfcl = (futures[name].result() for name in runs)
     rows = [json.loads(x) for x in (arc / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 6
     for row in rows:
         record = row["score_record"]
         assert len(record["logliks"]) == 4 and all(v < 0 for v in record["logliks"])
         assert row["metrics"]["acc_norm"] == record["acc_norm"] == row["reward"]
-    math = saved_run(local_model_base_url, local_model_name, {"task": "math_500"}, 2, tmp_path,
-                     "-t", "64", "--api-client-type", "openai_completions")
-    bfcl = saved_run(local_model_base_url, local_model_name,
-                     {"task": "bfcl_v4", "bfcl_category": "simple_python",
-                      "enable_tier2_metric": True}, 2, tmp_path, "-t", "96",
-                     "--api-client-type", "openai_completions")
     pooled = composite.pool([read_results(run) for run in (arc, math, bfcl)])
     scores = composite.percents(composite.summarize(pooled))
     assert set(scores) == {"arc_easy", "math_500", "bfcl_v4"}

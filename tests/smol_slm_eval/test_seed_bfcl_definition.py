@@ -9,14 +9,13 @@ prose, an empty array, a first call that is not the expected one).
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 from smol_slm_eval import bfcl
 from smol_slm_eval.data import load_rows
 from smol_slm_eval.tasks import BFCL_ALL
 
-from tests.smol_slm_eval.seed_peer import seed_python
+from tests.smol_slm_eval.seed_peer import run_script_beside, seed_python
 
 pytestmark = pytest.mark.integration
 
@@ -52,21 +51,24 @@ def test_prompts_and_tier1_equal_the_seeds_on_every_row(archive_cache, tmp_path,
             for r in load_rows(task)]
     replies = {r["id"]: replies_for(r) for r in rows}
     (tmp_path / "replies.json").write_text(json.dumps(replies))
-    (tmp_path / "driver.py").write_text(DRIVER)
-    done = subprocess.run([str(python), str(tmp_path / "driver.py"), str(tmp_path / "replies.json"),
-                           ",".join(BFCL_ALL), str(tmp_path / "seed.json")],
-                          capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stderr[-3000:]
+    status, stderr, mine = run_script_beside(
+        python, tmp_path, DRIVER,
+        [str(tmp_path / "replies.json"), ",".join(BFCL_ALL), str(tmp_path / "seed.json")],
+        lambda: {r["id"]: (bfcl.bfcl_prompt(r), [
+            bfcl.bfcl_record(reply, r, tier2=False, mode="seed") for reply in replies[r["id"]]])
+            for r in rows},
+        timeout=1200)
+    assert status == 0, stderr
     seed = json.loads((tmp_path / "seed.json").read_text())
     assert sorted(seed) == sorted(replies)
     prompt_differ, score_differ, checked = [], [], 0
     for row in rows:
-        theirs = seed[row["id"]]
-        if bfcl.bfcl_prompt(row) != theirs["prompt"]:
+        theirs, (prompt, records) = seed[row["id"]], mine[row["id"]]
+        if prompt != theirs["prompt"]:
             prompt_differ.append(row["id"])
-        for reply, score in zip(replies[row["id"]], theirs["scores"], strict=True):
+        for reply, score, record in zip(replies[row["id"]], theirs["scores"], records,
+                                        strict=True):
             checked += 1
-            record = bfcl.bfcl_record(reply, row, tier2=False, mode="seed")
             if (record["valid_json"], record["function_name_match"]) != (
                     score["valid_json"], score["function_name_match"]):
                 score_differ.append((row["id"], reply[:60], score))

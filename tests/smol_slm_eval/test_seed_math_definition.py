@@ -8,13 +8,12 @@ reasoning trace) is tested in test_math500.py.
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 from smol_slm_eval import math500
 from smol_slm_eval.data import load_rows
 
-from tests.smol_slm_eval.seed_peer import seed_python
+from tests.smol_slm_eval.seed_peer import run_script_beside, seed_python
 
 pytestmark = pytest.mark.integration
 
@@ -44,15 +43,15 @@ def test_prompt_filter_and_scores_equal_the_seeds_on_every_row(archive_cache, tm
     cases = [{"gold": r["answer"], "reply": reply} for r in rows for reply in replies_for(
         r["answer"])]
     (tmp_path / "cases.json").write_text(json.dumps(cases))
-    (tmp_path / "driver.py").write_text(DRIVER)
-    done = subprocess.run([str(python), str(tmp_path / "driver.py"), str(tmp_path / "cases.json"),
-                           str(tmp_path / "seed.json")], capture_output=True, text=True,
-                          timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
+    status, stderr, mine = run_script_beside(
+        python, tmp_path, DRIVER,
+        [str(tmp_path / "cases.json"), str(tmp_path / "seed.json")],
+        lambda: [math500.math_record(case["reply"], case["gold"]) for case in cases],
+        timeout=1800)
+    assert status == 0, stderr
     seed = json.loads((tmp_path / "seed.json").read_text())
     differ = []
-    for case, theirs in zip(cases, seed, strict=True):
-        ours = math500.math_record(case["reply"], case["gold"])
+    for case, theirs, ours in zip(cases, seed, mine, strict=True):
         if (ours["answer"], ours["exact_match"], ours["unparseable"]) != (
                 theirs["answer"], theirs["exact_match"], theirs["unparseable"]):
             differ.append((case, theirs, ours))

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from smol_envs_core.scoring import Score
 
@@ -60,13 +61,23 @@ def reported(capsys, folder: Path) -> dict[str, Any]:
 
 def compared(capsys, run_a: Path, run_b: Path) -> tuple[Any, str]:
     """(the `compare.Comparison`, the verdict line printed) of `smol-envs compare RUN_A RUN_B
-    --markdown`, through the real command (exit 0 required)."""
+    --markdown`, through the real command (exit 0 required). The Comparison is the one the
+    command itself computed (its `compare_runs` call is observed, not repeated: a comparison
+    of thousands of rows takes seconds), and the printed verdict must be its verdict."""
     from smol_envs_core import cli
-    from smol_envs_core.report.compare import compare_runs
+    from smol_envs_core.report import compare
 
-    assert cli.main(["compare", str(run_a), str(run_b), "--markdown"]) == 0
+    made = []
+    real = compare.compare_runs
+
+    def observed(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    with mock.patch.object(compare, "compare_runs", observed):
+        assert cli.main(["compare", str(run_a), str(run_b), "--markdown"]) == 0
     printed = capsys.readouterr().out
     verdict = re.search(r"^\*\*(.+)\*\*$", printed, flags=re.MULTILINE).group(1)
-    comparison = compare_runs(run_a, run_b)
+    [comparison] = made
     assert verdict == comparison.verdict
     return comparison, verdict

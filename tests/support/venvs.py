@@ -10,7 +10,9 @@ Both live under `.cache/venvs/`, keyed by a digest of the packages' sources (eve
 their folders, and the data they link to): a venv whose digest is current is reused, and any
 change to a package rebuilds the wheels and creates the venv afresh (`uv venv --clear`), so a
 venv never holds an older build. uv's cache makes a rebuild take seconds after the first
-download. Within one test session each venv is made at most once.
+download. Within one test session each venv is made at most once, and across the processes of
+one session (pytest-xdist workers) or of parallel sessions by one process at a time: building
+holds a file lock (`.cache/venvs/build.lock`); the others wait, then reuse what it built.
 """
 
 from __future__ import annotations
@@ -23,8 +25,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from filelock import FileLock
+
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache" / "venvs"
+BUILD_LOCK_TIMEOUT_S = 1800  # the longest a build may hold the lock before a waiter gives up
 # The environments installed into each venv (their workspace dependencies come along).
 ENVIRONMENTS = ("pico-dsl-v1", "smolscript", "smoltalkbench", "smol-slm-eval")
 VERSIONS = ("0.3.1", "0.4.0")
@@ -76,12 +81,20 @@ def wheelhouse() -> Path:
     Raises RuntimeError with the build's output when `scripts/build_wheels.py` fails.
     """
     out = CACHE / f"wheels-{source_digest()[:16]}"
-    if not (out / "complete").exists():
-        for stale in CACHE.glob("wheels-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        _run([sys.executable, str(REPO / "scripts" / "build_wheels.py"), "--out", str(out)])
-        (out / "complete").write_text("")
+    with _building():
+        if not (out / "complete").exists():
+            for stale in CACHE.glob("wheels-*"):
+                shutil.rmtree(stale, ignore_errors=True)
+            _run([sys.executable, str(REPO / "scripts" / "build_wheels.py"), "--out", str(out)])
+            (out / "complete").write_text("")
     return out
+
+
+def _building() -> FileLock:
+    """The lock held while wheels or a venv are built or checked (one builder at a time across
+    processes); raises filelock.Timeout after BUILD_LOCK_TIMEOUT_S seconds of waiting."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    return FileLock(CACHE / "build.lock", timeout=BUILD_LOCK_TIMEOUT_S)
 
 
 @functools.cache
@@ -100,15 +113,16 @@ def python(verifiers: str = "0.4.0") -> Path:
     venv = CACHE / f"vf{verifiers.replace('.', '')}"
     interpreter = venv / "bin" / "python"
     stamp = venv / "wheels.txt"
-    if interpreter.exists() and stamp.exists() and stamp.read_text() == wheels.name:
-        return interpreter
-    _run([uv, "venv", "-q", "--clear", "-p", sys.executable, str(venv)])
-    ours = [p.name.split("-")[0].replace("_", "-") for p in wheels.glob("*.tar.gz")]
-    no_binary = [a for name in ours for a in ("--no-binary", name)] if (
-        verifiers in FROM_SDIST) else []
-    _run([uv, "pip", "install", "-q", "-p", str(interpreter), "--find-links", str(wheels),
-          *no_binary, f"verifiers=={verifiers}", *ENVIRONMENTS])
-    stamp.write_text(wheels.name)
+    with _building():
+        if interpreter.exists() and stamp.exists() and stamp.read_text() == wheels.name:
+            return interpreter
+        _run([uv, "venv", "-q", "--clear", "-p", sys.executable, str(venv)])
+        ours = [p.name.split("-")[0].replace("_", "-") for p in wheels.glob("*.tar.gz")]
+        no_binary = [a for name in ours for a in ("--no-binary", name)] if (
+            verifiers in FROM_SDIST) else []
+        _run([uv, "pip", "install", "-q", "-p", str(interpreter), "--find-links", str(wheels),
+              *no_binary, f"verifiers=={verifiers}", *ENVIRONMENTS])
+        stamp.write_text(wheels.name)
     return interpreter
 
 
