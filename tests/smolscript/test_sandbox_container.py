@@ -1,7 +1,7 @@
 """The scoring service as a container: the production settings as the engine applied them, the
-limits the kernel enforces, an image without dataset, the CLI start/stop path, and the full
-default validation's stratified sample through the container. (The containment and load suites run against the
-container too: their `target` fixture.)"""
+limits the kernel enforces, an image without dataset, the CLI start/stop path, and a stratified
+sample of the default validation through the container. (The containment and load suites run
+against the container too: their `target` fixture.)"""
 
 from __future__ import annotations
 
