@@ -1,7 +1,7 @@
 """The scoring service as a container: the production settings as the engine applied them, the
-limits the kernel enforces, an image without dataset, the CLI start/stop path, and the full
-default validation through the container. (The containment and load suites run against the
-container too: their `target` fixture.)"""
+limits the kernel enforces, an image without dataset, the CLI start/stop path, and a stratified
+sample of the default validation through the container. (The containment and load suites run
+against the container too: their `target` fixture.)"""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from smolscript_builder.validate import validate_full
 from smolscript_sandbox.client import SandboxClient
 
 from tests.support.sandbox_targets import CONTAINER_PORT, IMAGE, docker_or_skip
+from tests.support.smolscript_sample import stratified_ids
 
 pytestmark = pytest.mark.integration
 
@@ -105,23 +106,23 @@ def test_cli_starts_and_stops_the_container():
 
 
 def test_default_edition_validation_in_container(container_target):
-    """A stratified sample of the default edition (the first two tasks of every language x
-    difficulty: every toolchain, every check role), scored by the container with one CPU:
-    every reference passes, every negative control and near miss fails, as on the host, where
-    tests/smolscript/test_sandbox_validation runs all 888 checks (the whole edition here took
-    272 s of the suite; this sample about a sixth of it)."""
-    picked: dict[tuple[str, str], list[str]] = {}
-    for task in data.load_tasks("default"):
-        picked.setdefault((task["language"], task["difficulty"]), []).append(task["id"])
-    task_ids = {i for ids in picked.values() for i in ids[:2]}
+    """The stratified sample of the default edition that the host's
+    tests/smolscript/test_sandbox_validation.py validates (one task of every language x
+    modality x difficulty, near-miss tasks first: every toolchain, every check role;
+    `tests.support.smolscript_sample`), scored by the container with one CPU: every reference
+    passes, every negative control, near miss and mutant fails, as on the host. (The whole
+    edition took 272 s of the suite here; the full run is
+    benchmarks/bench_smolscript_validation.py with `--url` at a container.)"""
+    task_ids = set(stratified_ids(data.load_tasks("default"), data.load_references("default")))
     summary = asyncio.run(validate_full(REPO / "data" / "smolscript", url=container_target.url,
                                         start_service=False, task_ids=task_ids))
     assert summary.status == "passed", summary.failure
-    assert summary.by_role["reference"] == len(task_ids)
+    assert summary.by_role["reference"] == len(task_ids) == 30
     assert summary.by_role["negative_control"] == len(task_ids)
     assert summary.checks_run == summary.checks_planned
     assert summary.service["fingerprint"] == container_target.health["fingerprint"]
-    assert len({lang for lang, _ in picked}) == 9  # every language of the edition
+    languages = {t["language"] for t in data.load_tasks("default") if t["id"] in task_ids}
+    assert len(languages) == 9  # every language of the edition
 
 
 def test_resume_refuses_another_scorer(host_target, container_target, tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from smolscript_sandbox.client import REPLICAS, SandboxClient, split_urls
 from smolscript_sandbox.container import start_container, stop_container
 
-from tests.smolscript.test_sandbox_load import job_for
+from tests.support.sandbox_load import job_for
 from tests.support.sandbox_targets import CONTAINER_PORT, IMAGE, docker_or_skip
 
 JOBS = 256

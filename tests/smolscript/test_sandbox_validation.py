@@ -1,8 +1,10 @@
 """Full (execution) validation: stops at the first failing check with its task ID, records
-"unverified" when the service is missing, and passes on the committed default edition."""
+"unverified" when the service is missing, and passes on a stratified sample of the committed
+default edition (the whole edition: benchmarks/bench_smolscript_validation.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -13,12 +15,16 @@ from smolscript_builder.validate import (
     EXIT_UNVERIFIED,
     Check,
     failure_order,
+    load_edition,
+    plan_checks,
     run_full,
+    validate_full,
 )
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 from tests.support.ports import closed_port_url
 from tests.support.smolscript_edition import TinyTask, write_edition
+from tests.support.smolscript_sample import stratified_ids
 
 pytestmark = pytest.mark.integration
 
@@ -92,10 +98,25 @@ def test_missing_service_is_unverified(tmp_path):
     assert execution["status"] == "unverified" and execution["checks_run"] == 0
 
 
-def test_default_edition_full_validation(tmp_path):
-    """Every reference, negative control and near-miss of the committed default edition."""
+def test_default_edition_stratified_validation():
+    """Every check (reference, negative control, near-miss, fragile mutants) of a stratified
+    sample of the committed default edition: one task of each (language, modality,
+    difficulty) stratum, near-miss tasks first (`tests.support.smolscript_sample`), through the
+    same `validate_full` path. Every planned check must run and come out as expected.
+
+    The full version (every task of the edition: 350 references, their negative controls,
+    near-misses and mutants; 155 s of the suite before) is the benchmark
+    `benchmarks/bench_smolscript_validation.py`, which runs it and prints its figures."""
     ensure_service()
-    report = tmp_path / "validation_report.json"
-    assert run_full(DEFAULT_EDITION, report, url=TEST_URL) == EXIT_PASSED
-    execution = json.loads(report.read_text())["execution"]
-    assert execution["by_role"]["reference"] == 350
+    rows, solutions, hidden = load_edition(DEFAULT_EDITION)
+    ids = stratified_ids(rows, solutions)
+    assert len(ids) == 30  # nine languages; JavaScript's programs and DOM pages apart
+    planned = plan_checks([r for r in rows if r["id"] in ids], solutions, hidden, "fragile")
+    summary = asyncio.run(validate_full(DEFAULT_EDITION, url=TEST_URL, task_ids=set(ids)))
+    assert summary.status == "passed", summary.failure or summary.reason
+    assert summary.checks_run == summary.checks_planned == len(planned)
+    assert dict(summary.by_role) == {role: sum(c.role == role for c in planned)
+                                     for role in ("reference", "negative_control", "near_miss",
+                                                  "mutant")}
+    assert summary.by_role["reference"] == 30 and summary.by_role["near_miss"] >= 27
+    assert summary.by_role["mutant"] > 0

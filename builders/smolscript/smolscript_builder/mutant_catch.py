@@ -11,8 +11,10 @@ editions (the before/after figure of issue 42). Pure: rows in, counts out.
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from smolscript_builder.domains import DOMAINS
@@ -24,12 +26,25 @@ STATUSES = ("caught", "survived", "equivalent")
 
 def task_verdicts(public: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[Verdict]:
     """Mutant verdicts of one program row against its hidden tests (the search seed is the
-    task key, so the verdicts are the same in every language and every run)."""
-    key = public["metadata"]["task_key"]
-    stages = tuple(parse_stage(s) for s in public["metadata"]["stages"])
-    domain = DOMAINS[public["difficulty"]][public["signature"]["params"][0]["type"]]
-    inputs = [test["args"][0] for test in hidden["tests"]]
-    return classify(stages, domain, inputs, f"smolscript-mutants:check:{key}")
+    task key, so the verdicts are the same in every language and every run).
+
+    The classification is pure, so it is memoised for the process (`_classified`), keyed by
+    everything it reads: a build, the static checks and the validator that classify the same
+    task against the same inputs pay for it once."""
+    meta, signature = public["metadata"], public["signature"]
+    inputs = json.dumps([test["args"][0] for test in hidden["tests"]])
+    return list(_classified(meta["task_key"], tuple(meta["stages"]), public["difficulty"],
+                            signature["params"][0]["type"], inputs))
+
+
+@lru_cache(maxsize=16384)
+def _classified(task_key: str, stages: tuple[str, ...], difficulty: str, param_type: str,
+                inputs: str) -> tuple[Verdict, ...]:
+    """`classify` of the pipeline `stages` (as written in a row's metadata) on the domain of
+    (`difficulty`, `param_type`) against the hidden-test inputs `inputs` (a JSON list)."""
+    domain = DOMAINS[difficulty][param_type]
+    return tuple(classify(tuple(parse_stage(s) for s in stages), domain, json.loads(inputs),
+                          f"smolscript-mutants:check:{task_key}"))
 
 
 def catch_table(public_rows: Iterable[Mapping[str, Any]],
