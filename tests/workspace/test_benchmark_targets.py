@@ -23,6 +23,7 @@ MEASURE_ONLY = {
     "bench_smol_slm_eval_loglik.py", "bench_smol_slm_eval_rubric.py",
     "bench_smolscript_inprocess_agreement.py", "bench_smolscript_replicas.py",
     "bench_smoltalkbench_judge.py", "bench_serve_prompt_rows.py", "bench_vf_eval_startup.py",
+    "bench_eval_first_request.py",
 }
 
 
