@@ -124,6 +124,23 @@ def test_a_gguf_file_is_identified_by_its_sha256():
 
 
 @pytest.mark.unit
+def test_a_linked_checkpoint_folder_keeps_the_name_it_is_given(tmp_path):
+    """A sweep folder of links (step-3 -> a folder named otherwise) labels the checkpoint
+    step-3, as a linked GGUF file keeps its link's name (before: the target's name, so the
+    sweep's chart and run set named a checkpoint the user never wrote)."""
+    folder = tmp_path / "exported-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "model.safetensors").write_bytes(b"x")
+    (tmp_path / "step-3").symlink_to(folder)
+    gguf = Path(models.SMOLLM2.locate())
+    spec = model_mod.resolve(str(tmp_path / "step-3"), convert_folder=lambda path: gguf)
+    assert spec.kind == model_mod.HF_FOLDER and spec.served_name == "step-3"
+    assert model_mod.resolve(str(folder) + "/", convert_folder=lambda path: gguf
+                             ).served_name == "exported-model"
+
+
+@pytest.mark.unit
 def test_checkpoints_sort_in_training_order(tmp_path):
     for name in ("step-1000.gguf", "step-200.gguf", "notes.txt", "step-30.gguf"):
         (tmp_path / name).write_bytes(b"x")

@@ -121,7 +121,8 @@ def resolve(given: str, model_id: str | None = None, key_var: str | None = None,
         if convert_folder is None:
             from .convert import to_gguf as convert_folder
         gguf = convert_folder(path.resolve())
-        return ModelSpec(given, HF_FOLDER, model_id or path.resolve().name, gguf=gguf,
+        # the name as given (a sweep folder may link its checkpoints), as for a GGUF file
+        return ModelSpec(given, HF_FOLDER, model_id or path.name or path.resolve().name, gguf=gguf,
                          sha256=sha256_of(gguf), source=path.resolve())
     if path.exists():
         raise ModelError(f"{given} is neither a .gguf file nor a Hugging Face checkpoint folder "
