@@ -20,17 +20,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench_vf_eval_startup import KEY_VAR, Stub, children_cpu, first_request
-
-FIRST_REQUEST_TIMEOUT_S = 600.0
+from bench_vf_eval_startup import KEY_VAR, Stub, first_request, until_first_request
 
 
 def eval_first_request(stub: Stub, env_id: str, workdir: Path) -> tuple[float, float]:
@@ -42,22 +37,8 @@ def eval_first_request(stub: Stub, env_id: str, workdir: Path) -> tuple[float, f
     out = Path(tempfile.mkdtemp(dir=workdir))
     command = [sys.executable, "-m", "smol_envs_core.cli", "eval", stub.url, "--model-id", "stub",
                "--api-key-var", KEY_VAR, "--env", env_id, "--limit", "1", "--output", str(out)]
-    cpu, start = children_cpu(), time.monotonic()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, KEY_VAR: "EMPTY"}, cwd=workdir,
-                            start_new_session=True)
-    while not stub.seen.wait(0.05):
-        if proc.poll() is not None or time.monotonic() > start + FIRST_REQUEST_TIMEOUT_S:
-            break
-    seen = stub.first
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    _, err = proc.communicate()
-    if seen is None:
-        raise RuntimeError(f"smol-envs eval {env_id} made no request: {err.decode()[-2000:]}")
-    return seen - start, children_cpu() - cpu
+    return until_first_request(stub, command, {**os.environ, KEY_VAR: "EMPTY"}, workdir,
+                               f"smol-envs eval {env_id}")
 
 
 def load() -> float:

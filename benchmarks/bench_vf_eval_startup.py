@@ -149,6 +149,17 @@ def first_request(stub: Stub, env_id: str, env_server: bool, workdir: Path
                "-r", "1", "-a", json.dumps(env_args(env_id, stub.url))]
     if env_id == "smolscript":
         command += ["--api-client-type", "openai_completions"]
+    return until_first_request(stub, command, env, workdir, f"vf-eval {env_id}")
+
+
+def until_first_request(stub: Stub, command: list[str], env: dict[str, str], workdir: Path,
+                        label: str) -> tuple[float, float]:
+    """(wall s, CPU s) from starting `command` (in its own process group, in `workdir`, with
+    `env`) to the stub's first request, or FIRST_REQUEST_TIMEOUT_S; the group is then ended
+    with SIGKILL. The stub must have been reset by the caller.
+
+    Raises RuntimeError (naming `label` and the end of its stderr) when the command ends or
+    times out before any request."""
     cpu, start = children_cpu(), time.monotonic()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env=env, cwd=workdir, start_new_session=True)
@@ -163,7 +174,7 @@ def first_request(stub: Stub, env_id: str, env_server: bool, workdir: Path
         pass
     _, err = proc.communicate()
     if seen is None:
-        raise RuntimeError(f"vf-eval {env_id} made no request: {err.decode()[-2000:]}")
+        raise RuntimeError(f"{label} made no request: {err.decode()[-2000:]}")
     return seen - start, children_cpu() - cpu
 
 
