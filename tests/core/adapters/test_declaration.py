@@ -7,8 +7,8 @@ import json
 import math
 
 import pytest
-from smol_envs_core.run_policy import record_in_metadata
-from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric
+from smol_envs_core.adapters.declaration import Declaration, Metric, Score, empty_metric
+from smol_envs_core.adapters.run_policy import record_in_metadata
 
 pytestmark = pytest.mark.unit
 

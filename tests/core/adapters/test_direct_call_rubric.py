@@ -14,7 +14,7 @@ from pico_dsl_v1 import load_environment
 from pico_dsl_v1.env import rollout_state
 
 pytestmark = pytest.mark.unit
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from bench_pico_dsl_v1_rubric import completions  # noqa: E402  (the benchmark's six kinds)
 
 
@@ -63,7 +63,7 @@ def test_the_group_equals_verifiers_rubric_group():
     """One pass over the group gives what vf.RubricGroup.score_group gives: summed reward,
     merged metrics after any earlier ones, the last member's advantage and the first member's
     reward/advantage on trajectory steps that had none."""
-    from smol_envs_core.policy import DirectCallGroup
+    from smol_envs_core.adapters.policy import DirectCallGroup
 
     env = load_environment()
     assert type(env.rubric) is DirectCallGroup
@@ -88,6 +88,6 @@ def test_a_rubric_with_other_arguments_keeps_verifiers_path():
         return 1.0
 
     rubric = vf.Rubric(funcs=[needs_parser], weights=[1.0])
-    from smol_envs_core.direct_rubric import _fast_call_plan
+    from smol_envs_core.adapters.direct_rubric import _fast_call_plan
 
     assert _fast_call_plan(rubric.funcs) is None

@@ -10,10 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from smol_envs_core import endpoint_guard
+from smol_envs_core.adapters import endpoint_guard
 from smol_envs_core.errors import InfrastructureError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 ALIASES = ["smollm2-135m", "smollm2-135m-completions", "gemma-3-270m",
            "gemma-3-270m-completions"]
 

@@ -8,13 +8,13 @@ import httpx
 import openai
 import pytest
 import verifiers as vf
-from smol_envs_core.errors import InfrastructureError
-from smol_envs_core.policy import (
+from smol_envs_core.adapters.policy import (
     EMPTY_ANSWER_KEY,
     ErrorBudget,
     raise_for_failed_rollout,
 )
-from smol_envs_core.quiet_tasks import as_infrastructure_error
+from smol_envs_core.adapters.quiet_tasks import as_infrastructure_error
+from smol_envs_core.errors import InfrastructureError
 
 pytestmark = pytest.mark.unit
 
@@ -134,7 +134,7 @@ def test_a_wrapped_user_error_prints_as_one_line(capsys):
 
 
 def test_a_failed_run_folder_is_renamed_with_its_reason(tmp_path, capsys):
-    from smol_envs_core.policy import mark_failed_run
+    from smol_envs_core.adapters.policy import mark_failed_run
 
     run = tmp_path / "pico-dsl-v1--x" / "abc123"
     run.mkdir(parents=True)
@@ -153,7 +153,7 @@ def test_unawaited_infrastructure_failures_are_dropped_once_the_run_stopped():
     not printed again with tracebacks ("Task exception was never retrieved"); other errors are."""
     import asyncio
 
-    from smol_envs_core.quiet_tasks import drop_unawaited_infrastructure_failures
+    from smol_envs_core.adapters.quiet_tasks import drop_unawaited_infrastructure_failures
 
     seen = []
     loop = asyncio.new_event_loop()

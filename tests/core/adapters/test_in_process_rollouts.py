@@ -5,7 +5,7 @@ environment again before the first model request) unless SMOL_ENVS_ENV_SERVER=1.
 from __future__ import annotations
 
 import pytest
-from smol_envs_core.run_policy import ENV_SERVER_VAR, env_server_wanted
+from smol_envs_core.adapters.run_policy import ENV_SERVER_VAR, env_server_wanted
 
 pytestmark = pytest.mark.unit
 

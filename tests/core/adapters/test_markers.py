@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from smol_envs_core.markers import END_OF_TURN_MARKERS, strip_end_of_turn
+from smol_envs_core.adapters.markers import END_OF_TURN_MARKERS, strip_end_of_turn
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,8 @@ import socket
 import time
 
 import pytest
+from smol_envs_core.adapters.preflight import endpoint_base_url, ensure_reachable
 from smol_envs_core.errors import InfrastructureError
-from smol_envs_core.preflight import endpoint_base_url, ensure_reachable
 
 from tests.support.ports import free_port
 

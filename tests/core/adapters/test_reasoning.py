@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from smol_envs_core.reasoning import (
+from smol_envs_core.adapters.reasoning import (
     REASONING_TAG_NAMES,
     reasoning_from_message,
     split_reasoning,

@@ -1,11 +1,11 @@
-"""`smol_envs_core.sampling`: the environment's sampling stands where the caller set none
+"""`smol_envs_core.adapters.sampling`: the environment's sampling stands where the caller set none
 (vf-eval sends max_tokens None without `-t`), the caller's set values win, and greedy carries
 no repetition penalty."""
 
 from __future__ import annotations
 
 import pytest
-from smol_envs_core.sampling import NEUTRAL_PENALTY, effective, without_unset
+from smol_envs_core.adapters.sampling import NEUTRAL_PENALTY, effective, without_unset
 
 pytestmark = pytest.mark.unit
 

@@ -1,5 +1,5 @@
-"""The verifiers 0.3.1 internals `smol_envs_core.vf031` lists, checked against the installed
-version: an upgrade that changes one fails here, not in a run."""
+"""The verifiers 0.3.1 internals `smol_envs_core.adapters.vf031` lists, checked against the
+installed version: an upgrade that changes one fails here, not in a run."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 import verifiers as vf
-from smol_envs_core import vf031
-from smol_envs_core.policy import PolicyEnv, TurnMonitorRubric
+from smol_envs_core.adapters import vf031
+from smol_envs_core.adapters.policy import PolicyEnv, TurnMonitorRubric
 
 pytestmark = pytest.mark.unit
 

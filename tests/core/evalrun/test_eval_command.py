@@ -14,12 +14,13 @@ from pathlib import Path
 
 import psutil
 import pytest
-from smol_envs_core import endpoint_guard, models
+from smol_envs_core.adapters import endpoint_guard
 from smol_envs_core.evalrun import model as model_mod
 from smol_envs_core.evalrun import run as run_mod
 from smol_envs_core.evalrun import suites, sweep
+from smol_envs_core.server import models
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _eval(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -36,7 +37,7 @@ def _servers_of(run_set: Path) -> list[int]:
     live = []
     for proc in psutil.process_iter(["cmdline"]):
         cmd = proc.info["cmdline"] or []
-        if "smol_envs_core.serve" in cmd and "--port" in cmd and port in cmd:
+        if "smol_envs_core.server.serve" in cmd and "--port" in cmd and port in cmd:
             live.append(proc.pid)
     return live
 

@@ -16,7 +16,7 @@ from smol_envs_core.evalrun import engines
 from smol_envs_core.evalrun.convert import folder_sha256
 from smol_envs_core.evalrun.model import HF_FOLDER, ModelError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _hf_folder(root: Path) -> Path:

@@ -15,13 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
-from smol_envs_core import serve
+from smol_envs_core.adapters.resume_guard import refuse_mixed_resume
 from smol_envs_core.errors import SmolEnvsError
 from smol_envs_core.evalrun import resume
 from smol_envs_core.report import report_runs
-from smol_envs_core.resume_guard import refuse_mixed_resume
+from smol_envs_core.server import serve
 
-from tests.core.test_eval_command import REPO, _eval
+from tests.core.evalrun.test_eval_command import REPO, _eval
 
 RUN = "smol-slm-eval-arc_easy"
 MODEL_ID = "SmolLM2-135M-Instruct"

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from smol_envs_core.cpushare import (
+from smol_envs_core.server.cpushare import (
     CpuSample,
     ThreadGovernor,
     busy_seconds,
@@ -155,7 +155,7 @@ def test_changes_are_logged_at_most_once_per_period_and_a_failing_log_is_ignored
 
 @pytest.mark.unit
 def test_governed_threads_reach_the_server_command_line_only_when_asked():
-    from smol_envs_core import serve
+    from smol_envs_core.server import serve
 
     assert "--governed-threads" in serve.service("127.0.0.1", 8999, 2, governed=True).argv
     assert "--governed-threads" not in serve.service("127.0.0.1", 8999, 2).argv
@@ -166,7 +166,7 @@ def governed_llama():
     """A subclass of llama-cpp-python's Llama with the server's `governed_threads` hook, and
     the governor it follows (the class Llama itself stays as it was)."""
     from llama_cpp import Llama
-    from smol_envs_core import serve
+    from smol_envs_core.server import serve
 
     class GovernedLlama(Llama):
         pass

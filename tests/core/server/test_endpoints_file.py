@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from smol_envs_core import serve
+from smol_envs_core.server import serve
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.unit
@@ -54,7 +54,7 @@ def test_verifiers_reads_the_aliases_of_another_port(tmp_path):
 def test_the_command_follows_smol_envs_model_port(tmp_path):
     env = dict(os.environ, SMOL_ENVS_MODEL_PORT="9123", SMOL_ENVS_GEMMA_PORT="9125",
                SMOL_ENVS_STATE_DIR=str(tmp_path))
-    command = [sys.executable, "-m", "smol_envs_core.serve", "endpoints"]
+    command = [sys.executable, "-m", "smol_envs_core.server.serve", "endpoints"]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60,
                           check=True)
     assert done.stdout == serve.endpoints_toml("127.0.0.1", {"smollm2-135m": 9123,

@@ -17,7 +17,7 @@ import sys
 import httpx
 import numpy as np
 import pytest
-from smol_envs_core import models, transcript
+from smol_envs_core.server import models, transcript
 
 from tests.support.llama_direct import direct_logprobs
 from tests.support.ports import free_port
@@ -33,7 +33,7 @@ CHOICES = [" ice", " steam", " a rock"]
 def llama():
     """A separate in-process copy of the model the server runs (same file, context, threads)."""
     from llama_cpp import Llama
-    from smol_envs_core.serve import N_CTX
+    from smol_envs_core.server.serve import N_CTX
 
     return Llama(model_path=str(models.GEMMA3_270M.locate()), n_ctx=N_CTX, n_threads=2,
                  logits_all=True, verbose=False)
@@ -135,7 +135,7 @@ def test_slm_eval_client_sums_and_probe_accept_the_server(gemma_base_url, llama)
 
 
 def _cli(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "smol_envs_core.serve", *args],
+    return subprocess.run([sys.executable, "-m", "smol_envs_core.server.serve", *args],
                           capture_output=True, text=True, env=env, timeout=300)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from smol_envs_core import model_files, models, transcript
 from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.server import model_files, models, transcript
 
 
 @pytest.mark.unit

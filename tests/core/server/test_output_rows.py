@@ -1,5 +1,5 @@
 """The local server computes logits at every prompt position only for requests that read them
-(`smol_envs_core.output_rows`): which requests those are, that the other positions are really
+(`smol_envs_core.server.output_rows`): which requests those are, that the other positions are really
 skipped, and that the last position's logits and the greedy replies are bit-identical either
 way, on both local models, in process and through the real server."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import httpx
 import numpy as np
 import pytest
-from smol_envs_core import models, output_rows
-from smol_envs_core.serve import N_CTX
+from smol_envs_core.server import models, output_rows
+from smol_envs_core.server.serve import N_CTX
 
 PROMPT = "The quick brown fox jumps over the lazy dog. " * 12 + "Then it"
 

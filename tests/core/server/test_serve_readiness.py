@@ -9,8 +9,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from smol_envs_core import procman, serve
+from smol_envs_core import procman
 from smol_envs_core.errors import InfrastructureError
+from smol_envs_core.server import serve
 
 from tests.support.ports import free_port
 

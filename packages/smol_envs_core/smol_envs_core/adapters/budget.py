@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InfrastructureError
+from ..errors import InfrastructureError
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from ..text import completion_text
+from .declaration import Declaration, Metric, Score
 from .markers import strip_end_of_turn
 from .score_once import ScoreOnceRubric
-from .scoring import Declaration, Metric, Score
-from .text import completion_text
 
 BEHAVIOUR_VERSION_KEY = "behaviour_version"
 

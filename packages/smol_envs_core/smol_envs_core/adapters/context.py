@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InfrastructureError
+from ..errors import InfrastructureError
 
 NOT_SCORABLE_KEY = "not_scorable"
 """State key of a rollout whose prompt cannot fit the endpoint's context (its reason)."""

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .errors import InfrastructureError
+from ..errors import InfrastructureError
 
 READY = "ready"
 STARTUP_S = 120.0
@@ -92,7 +92,8 @@ class _Worker:
     def __init__(self, memory_bytes: int | None, preload: Sequence[str]):
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
-        code = (f"from smol_envs_core.deadline import serve; serve({to_child_r}, {from_child_w}, "
+        code = ("from smol_envs_core.adapters.deadline import serve; "
+                f"serve({to_child_r}, {from_child_w}, "
                 f"{memory_bytes!r}, {','.join(preload)!r})")
         try:
             self.process = subprocess.Popen([sys.executable, "-c", code],

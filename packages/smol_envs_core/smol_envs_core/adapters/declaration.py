@@ -2,11 +2,11 @@
 
 Every environment of the collection scores a reply in ONE pure function,
 `score_reply(reply, task, ...) -> Score`, and declares what that function returns in one
-`Declaration`. The classic rubric (`smol_envs_core.classic`, verifiers 0.3.1 `load_environment`)
-and the v1 task (`smol_envs_core.v1.DeclaredTask`, verifiers 0.3.1 and 0.4) are generated from the
-declaration and both call the same function, so vf-eval's score and a trainer's reward are the
-same numbers and a scoring fix lands once (lm-evaluation-harness's `metric_list` +
-`process_results`, inspect_ai's scorers: one place computes a sample's score).
+`Declaration`. The classic rubric (`smol_envs_core.adapters.classic`, verifiers 0.3.1
+`load_environment`) and the v1 task (`smol_envs_core.adapters.v1.DeclaredTask`, verifiers 0.3.1 and
+0.4) are generated from the declaration and both call the same function, so vf-eval's score and a
+trainer's reward are the same numbers and a scoring fix lands once (lm-evaluation-harness's
+`metric_list` + `process_results`, inspect_ai's scorers: one place computes a sample's score).
 
 No verifiers import: this module and the score functions are testable with literals.
 """

@@ -5,7 +5,7 @@ inspection, argument assembly, one asyncio task each) that cost 29x the scoring 
 pico-dsl-v1's 15 metrics. These rubrics give the same results (reward, metrics, advantage and
 the trajectory steps' reward/advantage, as `vf.Rubric.score_group` and `vf.RubricGroup` set
 them) with plain calls. This is a re-implementation of verifiers' private scoring behaviour:
-`vf031.py` lists what it relies on and `tests/core/test_vf031.py` checks it against 0.3.1.
+`vf031.py` lists what it relies on and `tests/core/adapters/test_vf031.py` checks it against 0.3.1.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from .errors import InfrastructureError
+from ..errors import InfrastructureError
 
 # vf-eval 0.3.1's defaults (verifiers/legacy/scripts/eval.py): its model when -m is absent and
 # the registry it reads when -e is absent.

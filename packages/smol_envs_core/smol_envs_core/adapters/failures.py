@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import InfrastructureError
 from . import vf031
-from .errors import InfrastructureError
 
 EMPTY_ANSWER_KEY = "empty_response"
 

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 
-from .errors import SmolEnvsError, UnknownArgumentError, install_excepthook
+from ..errors import SmolEnvsError, UnknownArgumentError, install_excepthook
 
 OptionsT = TypeVar("OptionsT", bound="EnvOptions")
 

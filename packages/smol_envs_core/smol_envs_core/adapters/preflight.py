@@ -15,7 +15,7 @@ import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import InfrastructureError
+from ..errors import InfrastructureError
 
 CONNECT_TIMEOUT_S = 15.0
 

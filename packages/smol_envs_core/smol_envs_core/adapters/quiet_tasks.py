@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .errors import InfrastructureError
+from ..errors import InfrastructureError
 
 
 def as_infrastructure_error(error: BaseException) -> InfrastructureError | None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import SmolEnvsError
+from ..errors import SmolEnvsError
 
 VERSION_KEY = "behaviour_version"
 DATASET_KEY = "dataset_sha256"

@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..errors import install_excepthook
+from ..runinfo import RUN_KEY, run_record
 from .budget import ErrorBudget
 from .endpoint_guard import ensure_served
-from .errors import install_excepthook
 from .preflight import endpoint_base_url, ensure_reachable
 from .quiet_tasks import as_infrastructure_error, drop_unawaited_infrastructure_failures
 from .resume_guard import refuse_mixed_resume
-from .runinfo import RUN_KEY, run_record
 from .vfeval_hook import COMMANDS as VF_EVAL_COMMANDS
 
 BEHAVIOUR_VERSION_KEY = "behaviour_version"

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 import verifiers.v1 as vf
 from verifiers.v1.runtimes import ProgramResult
 
+from .declaration import Declaration, Score
 from .markers import strip_end_of_turn
-from .scoring import Declaration, Score
 
 SPLITS = ("train", "eval")
 

@@ -1,8 +1,8 @@
 """The verifiers 0.3.1 internals the collection relies on, in one place.
 
 Everything here is behaviour of the pinned verifiers (>=0.3.1,<0.4) classic API that is not a
-documented public contract; `tests/core/test_vf031.py` checks each item against the installed
-version, so an upgrade that changes one fails there, not in a run. Private names touched:
+documented public contract; `tests/core/adapters/test_vf031.py` checks each item against the
+installed version, so an upgrade that changes one fails there, not in a run. Private names touched:
 
 - `verifiers.legacy.envs.multiturn_env.MultiTurnMonitorRubric`: the `num_turns` monitor that
   `SingleTurnEnv.__init__` adds to every rubric (replaced by a direct-call equivalent);

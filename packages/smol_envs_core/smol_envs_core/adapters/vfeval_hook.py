@@ -43,8 +43,8 @@ import importlib.util
 import os
 import sys
 
+from ..env_ids import REPORT_GROUP, env_key, installed_environments, renamed_environments
 from .endpoint_guard import alias_problem
-from .env_ids import REPORT_GROUP, env_key, installed_environments, renamed_environments
 
 # What verifiers 0.3.1 raises when the environment's module cannot be imported, and when the
 # module imported but loading the environment failed. `re` and `difflib` are imported only when
@@ -146,7 +146,7 @@ def install() -> None:
             sys.stderr.flush()
             os._exit(2)
         if not getattr(sys.excepthook, MARK, False):
-            from .errors import one_line_excepthook
+            from ..errors import one_line_excepthook
 
             sys.excepthook = one_line_excepthook(sys.excepthook, _report_once, MARK)
             atexit.register(_exit_1_for_an_unknown_environment)

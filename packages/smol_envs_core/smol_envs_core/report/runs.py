@@ -3,7 +3,7 @@
 Used by `scripts/quickstart.sh` so that a run with any errored rollout exits non-zero even if
 the environment let it through; pure apart from reading the folder.
 
-    python -m smol_envs_core.runs check OUTPUT_DIR
+    python -m smol_envs_core.report.runs check OUTPUT_DIR
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .report.read import read_results
+from .read import read_results
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def check_run(results: Path) -> RunCheck:
 def main(argv: list[str] | None = None) -> int:
     """`check OUTPUT_DIR`: print the counts and the run folder; exit 1 unless every rollout
     finished without error."""
-    parser = argparse.ArgumentParser(prog="python -m smol_envs_core.runs",
+    parser = argparse.ArgumentParser(prog="python -m smol_envs_core.report.runs",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["check"],
                         help="check: count rollouts and errored ones; exit 1 on any error")

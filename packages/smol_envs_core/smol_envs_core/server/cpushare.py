@@ -22,7 +22,7 @@ core busy is both in the window and runnable now, a client waiting on us is neit
 instant count is machine-wide (a container sees its host's), so on a busy host it never raises
 the count above the window's. The thread count never changes a result, as measured: the
 logits are bit-identical with 1 and 2 threads and when the count changes between decodes
-(`tests/core/test_cpushare.py` checks this on SmolLM2; Gemma 3 270M was checked by hand).
+(`tests/core/server/test_cpushare.py` checks this on SmolLM2; Gemma 3 270M was checked by hand).
 """
 
 from __future__ import annotations

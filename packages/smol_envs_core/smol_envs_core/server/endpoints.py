@@ -2,8 +2,8 @@
 
 vf-eval 0.3.1 reads endpoint aliases from a TOML registry (`-e PATH`, default
 `./configs/endpoints.toml`: `[[endpoint]]` tables of endpoint_id, model, url, key = the name of
-the variable holding the API key, optional type). Each local model (`smol_envs_core.models`) has
-two aliases: `KEY` (chat) and `KEY-completions` (raw `/v1/completions`, which base-model
+the variable holding the API key, optional type). Each local model (`smol_envs_core.server.models`)
+has two aliases: `KEY` (chat) and `KEY-completions` (raw `/v1/completions`, which base-model
 benchmarks need). The committed `configs/endpoints.toml` is `render` of every model at its
 default port (SmolLM2 8765, Gemma 8766); a server moved to another port gets the same aliases
 at its port from `smol-envs-serve endpoints [--model NAME] [--port P] [--write PATH]`. Pure.

