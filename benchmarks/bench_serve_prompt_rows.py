@@ -1,6 +1,6 @@
 """Prompt processing of the local models with logits at every position (llama-cpp-python's
 `logits_all`, what every server request paid before) and at the last position only (what a
-request without log-probabilities pays now: `smol_envs_core.output_rows`), in one run.
+request without log-probabilities pays now: `smol_envs_core.server.output_rows`), in one run.
 
 For each model (`--models`), a Llama loaded as the server loads it (n_ctx 2048, logits_all,
 `--threads` for prompts and generation) evaluates the same prompt of about `--tokens` tokens
@@ -20,8 +20,8 @@ import statistics
 import time
 
 import numpy as np
-from smol_envs_core import models, output_rows
-from smol_envs_core.serve import N_CTX
+from smol_envs_core.server import models, output_rows
+from smol_envs_core.server.serve import N_CTX
 
 SENTENCE = "The quick brown fox jumps over the lazy dog. "
 

@@ -31,7 +31,8 @@ import sys
 import time
 
 import httpx
-from smol_envs_core import models, procman, serve
+from smol_envs_core import procman
+from smol_envs_core.server import models, serve
 
 PROMPT = "def fibonacci(n):\n"
 LONG_PROMPT = "The quick brown fox jumps over the lazy dog. " * 40

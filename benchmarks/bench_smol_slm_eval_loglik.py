@@ -8,20 +8,21 @@ in one run, alternating per question so that load on the machine affects both al
 Before each timed call an unrelated short prompt is sent (untimed), so that neither client
 starts from the other's cached context. Prints seconds per question for each and their ratio,
 and checks that both give the same log-likelihoods (exactly, on `smol-envs-serve`). On
-`smol-envs-serve` a list's prompts evaluate their shared context once (`smol_envs_core.loglik`,
-bit-identical to evaluating each alone), so the list costs less than four requests; the naive
+`smol-envs-serve` a list's prompts evaluate their shared context once
+(`smol_envs_core.server.loglik`, bit-identical to evaluating each alone), so the list costs less
+than four requests; the naive
 client pays the context four times. Also prints the projected time of the whole validation split
 at the list client's rate, and the load average.
 Needs a server that passes the echo probe (`smol-envs-serve start`).
 
 `--in-process` times the server's evaluation paths without HTTP, on the same questions in one
-process (the order of the paths rotating per question): each prompt fresh and alone (what the
-naive client costs the server), `loglik.prompt_rows` (the server's: the shared prefix once, then
-each choice's own tokens in its own llama.cpp decode), and an experiment, `SequenceStreams`: all
-choices' own tokens in ONE decode, one KV stream per choice (issue 29; not faster on this build,
-see the `smol_envs_core.loglik` docstring). Prints seconds per question, the ratio to the naive
-path, and the largest difference of a continuation's log-likelihood from the naive path's, with
-the load average. Needs no server. With 2 threads on 2 cores that other work keeps busy, every
+process (the order of the paths rotating per question): each prompt fresh and alone (what the naive
+client costs the server), `loglik.prompt_rows` (the server's: the shared prefix once, then each
+choice's own tokens in its own llama.cpp decode), and an experiment, `SequenceStreams`: all choices'
+own tokens in ONE decode, one KV stream per choice (issue 29; not faster on this build, see the
+`smol_envs_core.server.loglik` docstring). Prints seconds per question, the ratio to the naive path,
+and the largest difference of a continuation's log-likelihood from the naive path's, with the load
+average. Needs no server. With 2 threads on 2 cores that other work keeps busy, every
 path is many times slower than with 1 (llama.cpp's threads wait for each other at every
 operation): compare paths within one run, never across runs.
 
@@ -40,7 +41,7 @@ from typing import Any
 
 import numpy as np
 from openai import AsyncOpenAI
-from smol_envs_core import loglik
+from smol_envs_core.server import loglik
 from smol_slm_eval.data import load_rows
 from smol_slm_eval.loglik_client import continuation_logliks, probe
 from smol_slm_eval.prompts import mc_request
@@ -172,7 +173,7 @@ def continuation_sum(rows: tuple[np.ndarray, tuple], tokens: list[int], start: i
 def in_process(task: str, n: int, threads: int) -> None:
     """Time the evaluation paths on the same questions in this process, rotating their order."""
     from llama_cpp import Llama
-    from smol_envs_core.serve import N_CTX, model_path
+    from smol_envs_core.server.serve import N_CTX, model_path
 
     llama = Llama(model_path=str(model_path()), n_ctx=N_CTX, n_threads=threads,
                   n_threads_batch=threads, logits_all=True, verbose=False)

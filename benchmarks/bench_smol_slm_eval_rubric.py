@@ -24,7 +24,7 @@ import statistics
 import time
 from typing import Any
 
-from smol_envs_core.policy import ScoreOnceRubric
+from smol_envs_core.adapters.policy import ScoreOnceRubric
 from smol_slm_eval import bfcl, load_environment, math500
 from smol_slm_eval.data import load_rows
 from smol_slm_eval.mc import mc_record

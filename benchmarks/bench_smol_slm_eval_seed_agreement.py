@@ -37,7 +37,8 @@ def load() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run both parts, print their tables and figures; the exit status of `Outcome.finish`."""
-    from smol_envs_core import procman, serve
+    from smol_envs_core import procman
+    from smol_envs_core.server import serve
     from smol_slm_eval.tasks import BFCL_CATEGORIES
     from target_lines import Outcome
 

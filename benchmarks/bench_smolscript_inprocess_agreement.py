@@ -58,7 +58,7 @@ def inprocess_continuations(tasks: Sequence[Mapping[str, Any]], max_tokens: int 
                             threads: int | None = None):
     """The in-process llama.cpp continuations of the tasks' prompts under their budgets (or
     `max_tokens`); returns ({task id: text}, the backend)."""
-    from smol_envs_core.serve import model_path
+    from smol_envs_core.server.serve import model_path
     from smolscript.backends import LlamaCppBackend
     from smolscript.prompts import build_prompt, token_budget
 
@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from rich.console import Console
     from rich.table import Table
-    from smol_envs_core import procman, serve
+    from smol_envs_core import procman
+    from smol_envs_core.server import serve
     from smolscript import data
     from smolscript.scoring import resolve_service_url
 

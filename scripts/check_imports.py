@@ -8,7 +8,10 @@ a lazy import is still a dependency) and prints the package graph, then one line
   2. the scoring service (smolscript_sandbox) imports no smolscript module (runtime or builder);
   3. the smolscript runtime imports nothing of its builder;
   4. the shared core (smol_envs_core) imports no environment, service or builder;
-  5. there are no import cycles, between modules or between packages.
+  5. the core's parts keep to their jobs: `adapters`, `server` and `report` import none of each
+     other (nor `evalrun` or `cli`, which compose them), and the core's top modules other than
+     `cli` import none of its subpackages;
+  6. there are no import cycles, between modules or between packages.
 Exit status 0 when every rule holds, 1 otherwise (the offending imports are listed).
 """
 
@@ -35,6 +38,10 @@ PACKAGES = {
 ENVIRONMENTS = ("pico_dsl_v1", "smolscript", "smoltalkbench", "smol_slm_eval")
 SERVICE = "smolscript_sandbox"
 CORE = "smol_envs_core"
+# The core's subpackages, each one job (packages/smol_envs_core/README.md); `evalrun` and the top
+# module `cli` compose the others, so only they may import across.
+CORE_PARTS = ("adapters", "server", "report", "evalrun")
+CORE_COMPOSERS = ("evalrun", "cli")
 
 
 @dataclass
@@ -175,6 +182,29 @@ def _crossing(graph: Graph, sources: Iterable[str], forbidden: Iterable[str]) ->
     return out
 
 
+def core_part(module: str) -> str | None:
+    """The core part holding `module` (a subpackage, or the top module's own name), or None."""
+    parts = module.split(".")
+    if parts[0] != CORE or len(parts) == 1:
+        return None
+    return parts[1]
+
+
+def _core_crossings(graph: Graph) -> list[str]:
+    """`src -> dst (file:line)` for every import from one part of the core into another that
+    only a composer (`evalrun`, `cli`) may make: into a subpackage, from any other part."""
+    out = []
+    for src, dsts in sorted(graph.edges.items()):
+        a = core_part(src)
+        if a is None or a in CORE_COMPOSERS:
+            continue
+        for dst in sorted(dsts):
+            b = core_part(dst)
+            if b is not None and b != a and b in CORE_PARTS + CORE_COMPOSERS:
+                out.append(f"{src} -> {dst} ({graph.modules[src].name}:{graph.where[(src, dst)]})")
+    return out
+
+
 def check(graph: Graph) -> list[tuple[str, list[str]]]:
     """Each rule with the imports that break it (an empty list: it holds)."""
     rules = []
@@ -188,6 +218,8 @@ def check(graph: Graph) -> list[tuple[str, list[str]]]:
                   _crossing(graph, ["smolscript"], ["smolscript_builder"])))
     rules.append((f"the shared core ({CORE}) imports no environment, service or builder",
                   _crossing(graph, [CORE], [p for p in PACKAGES if p != CORE])))
+    rules.append((f"the core's {', '.join(CORE_PARTS[:3])} import none of each other; only "
+                  f"{' and '.join(CORE_COMPOSERS)} compose them", _core_crossings(graph)))
     module_cycles = cycles(graph.edges)
     package_cycles = cycles(graph.package_edges())
     n_edges = sum(len(d) for d in graph.edges.values())

@@ -37,5 +37,5 @@ fi
 
 uv run vf-eval pico-dsl-v1 "${endpoint[@]}" -n "$N" -r 1 -t 256 -T 0 \
   -a '{"slice": "mixed"}' -s -o "$OUT"
-uv run python -m smol_envs_core.runs check "$OUT"
+uv run python -m smol_envs_core.report.runs check "$OUT"
 echo "wall time: $(( $(date +%s) - started )) s"

@@ -33,7 +33,7 @@ import urllib.request
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from smol_envs_core.model_files import sha256_of
+from smol_envs_core.server.model_files import sha256_of
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "baselines"
@@ -118,7 +118,7 @@ def sources_sha256(package: str) -> str:
 
 def model_file(key: str) -> Path:
     """The GGUF file the local server serves for model `key`."""
-    from smol_envs_core import models
+    from smol_envs_core.server import models
 
     return Path(models.get(key).locate())
 

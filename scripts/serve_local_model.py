@@ -2,7 +2,7 @@
 
 import sys
 
-from smol_envs_core.serve import main
+from smol_envs_core.server.serve import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -11,17 +11,17 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 # Command-line markers of the services the suite may start (directly or through vf-eval).
-SERVICE_MARKERS = ("smol_envs_core.serve _serve", "smolscript_sandbox serve")
+SERVICE_MARKERS = ("smol_envs_core.server.serve _serve", "smolscript_sandbox serve")
 
 
 def _serve_module():
-    from smol_envs_core import serve
+    from smol_envs_core.server import serve
 
     return serve
 
 
 def _model_port(key: str | None = None) -> int:
-    from smol_envs_core import models
+    from smol_envs_core.server import models
 
     return _serve_module().default_port(models.get(key) if key else models.DEFAULT)
 
@@ -36,7 +36,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _shared_state_dirs() -> list[Path]:
     """State folders of the services that tests (and xdist workers) share: each registry
     model's server on its port, and the scoring service at TEST_URL."""
-    from smol_envs_core import models
+    from smol_envs_core.server import models
     from smolscript_sandbox.testing import config_for
 
     return [_serve_module().state_dir(_model_port(key)) for key in models.MODELS] + [
@@ -110,7 +110,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _model_server(key: str):
     """Yield the base URL of our server of registry model `key` on its port, started when none
     runs there and released (stopped by its starter once no other user is left) afterwards."""
-    from smol_envs_core import models, procman
+    from smol_envs_core import procman
+    from smol_envs_core.server import models
 
     serve = _serve_module()
     port = _model_port(key)

@@ -67,7 +67,7 @@ def test_the_reply_keeps_its_leading_indentation():
     """verifiers' Trace.last_reply is stripped; a Python body continuation needs its indent."""
     from types import SimpleNamespace
 
-    from smol_envs_core.v1 import reply_text
+    from smol_envs_core.adapters.v1 import reply_text
 
     body = "    return n + 1\n"
     trace = SimpleNamespace(assistant_messages=[SimpleNamespace(content=body + "<|im_end|>")],

@@ -2,8 +2,9 @@
 (classic rubric and v1 taskset) and 0.4.0 (v1 taskset), with identical rewards and metrics.
 
 The classic adapter (`load_environment`'s rubric) and the v1 adapter (the taskset's task) are
-generated from one declaration and call one scoring function (`smol_envs_core.scoring`); this
-is the contract test that keeps them one. The printed table (run with `-s`) is the evidence.
+generated from one declaration and call one scoring function
+(`smol_envs_core.adapters.declaration`); this is the contract test that keeps them one. The printed
+table (run with `-s`) is the evidence.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ GOLDEN = [
         "two blocks: only the trailing one counts",
     ),
     (f"<answer>\n{FOUR}\n", None, "unclosed answer tag", "unclosed tag"),
-    # Reasoning traces (the collection's rule, smol_envs_core.reasoning)
+    # Reasoning traces (the collection's rule, smol_envs_core.adapters.reasoning)
     (f"<think>\nscratch\n</think>\n<answer>\n{FOUR}\n</answer>", tuple(FOUR.split("\n")), "ok",
      "a closed trace before the block is ignored"),
     (f"<think>\n<answer>\n{FOUR}\n</answer>", None, "reasoning trace never closed",

@@ -10,7 +10,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from smol_envs_core.context import ContextCheck, ContextTooSmallError, refuse_mostly_too_long
+from smol_envs_core.adapters.context import (
+    ContextCheck,
+    ContextTooSmallError,
+    refuse_mostly_too_long,
+)
 from smol_slm_eval import composite
 from smol_slm_eval.env import TaskEnv, TaskRubric, load_environment
 from smol_slm_eval.tasks import MATH
@@ -89,7 +93,7 @@ def test_a_row_that_cannot_fit_is_not_scorable_and_excluded(local_model_base_url
     assert scored["m2"]["failure"] == "prompt_too_long" and "2048" in scored["m2"]["reason"]
     assert all(scored[rid]["metrics"]["not_scorable"] == 0.0 and scored[rid]["reward"] == 1.0
                for rid in ("m0", "m1"))
-    from smol_envs_core.scoring import Score
+    from smol_envs_core.adapters.declaration import Score
 
     out = [scored_row(i, "", rows[s["info"]["id"]]["answer"], s["info"],
                       Score.from_dict(s["slm_eval_score"])) for i, s in enumerate(states)]

@@ -26,7 +26,7 @@ CHOICES = [" ice", " steam", " a rock", " liquid water"]
 def llama():
     """A direct, separate in-process copy of the model the server runs."""
     from llama_cpp import Llama
-    from smol_envs_core.serve import N_CTX, model_path
+    from smol_envs_core.server.serve import N_CTX, model_path
 
     return Llama(model_path=str(model_path()), n_ctx=N_CTX, n_threads=2, logits_all=True,
                  verbose=False)
@@ -152,7 +152,7 @@ def test_probe_refuses_llama_cpp_python_stock_echo(llama):
 
 def question_tokens(llama, task: str, count: int) -> list[list[list[int]]]:
     """The token lists of the first `count` questions of `task` (one list per choice)."""
-    from smol_envs_core.loglik import prompt_tokens
+    from smol_envs_core.server.loglik import prompt_tokens
     from smol_slm_eval.data import load_rows
     from smol_slm_eval.prompts import mc_request
 
@@ -166,7 +166,7 @@ def question_tokens(llama, task: str, count: int) -> list[list[list[int]]]:
 def test_shared_prefix_logits_are_bit_identical_to_fresh_ones(llama):
     """Every row of every choice (the generated token's row too) of real questions, ARC's
     one-token answers included, equals a fresh evaluation of that choice alone."""
-    from smol_envs_core.loglik import prefix_reuse_is_exact, prompt_logits, shared_prefix
+    from smol_envs_core.server.loglik import prefix_reuse_is_exact, prompt_logits, shared_prefix
 
     assert prefix_reuse_is_exact(llama)  # SmolLM2: plain attention
     questions = question_tokens(llama, "arc_easy", 14) + question_tokens(llama, "hellaswag", 2)
@@ -179,7 +179,7 @@ def test_shared_prefix_logits_are_bit_identical_to_fresh_ones(llama):
 def test_a_one_token_step_is_why_each_choice_keeps_two_tokens(llama, monkeypatch):
     """Negative control for MIN_OWN_TOKENS: sharing all but one token changes some logits of
     ARC-Easy's first four questions (llama.cpp's one-token kernels)."""
-    from smol_envs_core import loglik
+    from smol_envs_core.server import loglik
 
     monkeypatch.setattr(loglik, "MIN_OWN_TOKENS", 1)
     differs = False
@@ -193,7 +193,7 @@ def test_row_normalisers_give_the_full_log_softmax_bit_for_bit(llama):
     """The server reads each log-probability as (l - m) - z from per-row normalisers instead of
     a (len, n_vocab) float64 log-softmax: every entry of every row equals the full matrix's,
     also when a question's shared prefix rows were normalised once for all its choices."""
-    from smol_envs_core.loglik import logprob_at, normalisers, prompt_rows
+    from smol_envs_core.server.loglik import logprob_at, normalisers, prompt_rows
 
     question = question_tokens(llama, "hellaswag", 1)[0]
     for tokens, (logits, (m, z)) in zip(question, prompt_rows(llama, question), strict=True):

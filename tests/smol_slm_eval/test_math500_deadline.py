@@ -10,7 +10,7 @@ import os
 import time
 
 import pytest
-from smol_envs_core.deadline import DeadlineExceeded, DeadlinePool
+from smol_envs_core.adapters.deadline import DeadlineExceeded, DeadlinePool
 from smol_envs_core.errors import InfrastructureError
 from smol_slm_eval import math500
 from smol_slm_eval.env import TaskRubric

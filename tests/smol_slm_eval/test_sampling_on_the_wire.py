@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from smol_envs_core import procman, serve
+from smol_envs_core import procman
+from smol_envs_core.server import serve
 from smol_slm_eval import bfcl, load_environment, math500
 
 from tests.support.vf_eval import KEY_VAR, latest_run, vf_eval

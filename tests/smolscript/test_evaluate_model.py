@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from smol_envs_core.serve import model_path
+from smol_envs_core.server.serve import model_path
 from smolscript import data
 from smolscript.backends import LlamaCppBackend
 from smolscript.evaluate_model import evaluate_model

@@ -18,7 +18,7 @@ transformers = pytest.importorskip("transformers", reason="transformers is not i
 pytest.importorskip("gguf", reason="gguf (to convert the bundled GGUF) is not installed")
 pytest.importorskip("accelerate", reason="accelerate (transformers' GGUF loader) is missing")
 
-from smol_envs_core.serve import model_path  # noqa: E402
+from smol_envs_core.server.serve import model_path  # noqa: E402
 from smolscript import data  # noqa: E402
 from smolscript.backends import TransformersBackend, open_backend  # noqa: E402
 from smolscript.evaluate_model import evaluate_model  # noqa: E402

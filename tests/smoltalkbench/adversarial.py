@@ -37,7 +37,7 @@ _OPEN = re.compile(r'<answer(\S*) id="(m|M)">\n')
 def judged_answer(reply: str) -> str:
     """The answer of `reply` that the judge is shown (trace split off, stripped): the text the
     reply's label is drawn from (`judge.reply_label`)."""
-    from smol_envs_core.reasoning import split_reasoning
+    from smol_envs_core.adapters.reasoning import split_reasoning
 
     return (split_reasoning(reply.strip()).answer or "").strip()
 

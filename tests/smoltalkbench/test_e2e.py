@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from smol_envs_core.reasoning import split_reasoning
+from smol_envs_core.adapters.reasoning import split_reasoning
 from smoltalkbench import cli, data, judge
 from smoltalkbench.env import METRICS
 

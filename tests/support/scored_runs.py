@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from smol_envs_core.scoring import Score
+from smol_envs_core.adapters.declaration import Score
 
 ENDPOINT = "http://127.0.0.1:9/v1"  # no model ran: the replies were made by the test
 

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # (name, module or script path, subcommands whose --help is checked too)
 ENTRY_POINTS = [
     ("smol-envs", "smol_envs_core.cli", ["report"]),
-    ("smol-envs-serve", "smol_envs_core.serve", []),
-    ("python -m smol_envs_core.runs", "smol_envs_core.runs", []),
+    ("smol-envs-serve", "smol_envs_core.server.serve", []),
+    ("python -m smol_envs_core.report.runs", "smol_envs_core.report.runs", []),
     ("smolscript", "smolscript.cli", ["evaluate", "report", "example-prompts"]),
     ("smoltalkbench-report", "smoltalkbench.cli", []),
     ("smol-slm-eval", "smol_slm_eval.cli", ["tasks", "report", "int-index", "eval-avg"]),

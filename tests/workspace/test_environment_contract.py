@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from smol_envs_core.adapters.policy import PolicyEnv, ScoreOnceRubric
 from smol_envs_core.errors import InfrastructureError
-from smol_envs_core.policy import PolicyEnv, ScoreOnceRubric
 
 from tests.support.markdown import table_first_column
 

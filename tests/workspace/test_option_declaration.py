@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import verifiers.v1 as vf
-from smol_envs_core.options import EnvOptions, options_table
+from smol_envs_core.adapters.options import EnvOptions, options_table
 
 from tests.contract_rl.driver import load_tasks
 

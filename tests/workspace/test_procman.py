@@ -110,7 +110,7 @@ def test_a_recycled_pid_is_never_taken_for_ours(tmp_path):
 def test_serve_status_exits_3_when_stopped(tmp_path):
     env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path))
     port = free_port()
-    done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status", "--port",
+    done = subprocess.run([sys.executable, "-m", "smol_envs_core.server.serve", "status", "--port",
                            str(port)], capture_output=True, text=True, env=env,
                           timeout=60, check=False)
     assert done.returncode == 3
@@ -123,21 +123,21 @@ def test_both_status_commands_share_one_exit_convention(tmp_path):
     env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path))
     port = str(free_port())
     codes = {}
-    for module in ("smol_envs_core.serve", "smolscript_sandbox"):
+    for module in ("smol_envs_core.server.serve", "smolscript_sandbox"):
         done = subprocess.run([sys.executable, "-m", module, "status", "--port", port],
                               capture_output=True, text=True, env=env, timeout=60, check=False)
         codes[module] = done.returncode
-    assert codes == {"smol_envs_core.serve": 3, "smolscript_sandbox": 3}
+    assert codes == {"smol_envs_core.server.serve": 3, "smolscript_sandbox": 3}
     assert procman.STATUS_NOT_RUNNING == 3 and procman.STATUS_RUNNING == 0
 
 
 def test_serve_reads_its_port_from_smol_envs_model_port(tmp_path):
     port = free_port()
     env = dict(os.environ, SMOL_ENVS_STATE_DIR=str(tmp_path), SMOL_ENVS_MODEL_PORT=str(port))
-    done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status"],
+    done = subprocess.run([sys.executable, "-m", "smol_envs_core.server.serve", "status"],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
     assert done.returncode == 3 and done.stdout.strip().endswith(f"on port {port})")
     env["SMOL_ENVS_MODEL_PORT"] = "eighty"
-    done = subprocess.run([sys.executable, "-m", "smol_envs_core.serve", "status"],
+    done = subprocess.run([sys.executable, "-m", "smol_envs_core.server.serve", "status"],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
     assert done.returncode != 0 and "SMOL_ENVS_MODEL_PORT must be a port number" in done.stderr

@@ -7,7 +7,7 @@ import os
 
 import httpx
 import pytest
-from smol_envs_core import models
+from smol_envs_core.server import models
 
 from tests.conftest import _serve_module
 

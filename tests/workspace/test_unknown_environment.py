@@ -2,7 +2,8 @@
 environments, exit 1, instead of verifiers' 40-line traceback.
 
 vf-eval is verifiers' own command; the line comes from the startup hook the core installs
-(`smol_envs_core.pth` -> `smol_envs_core.vfeval_hook`), so these tests run the real vf-eval.
+(`smol_envs_core.pth` -> `smol_envs_core.adapters.vfeval_hook`), so these tests run the
+real vf-eval.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from smol_envs_core import vfeval_hook
+from smol_envs_core.adapters import vfeval_hook
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALLED = ["pico-dsl-v1", "smol-slm-eval", "smolscript", "smoltalkbench"]

@@ -14,6 +14,7 @@ nothing on PYTHONPATH (tests/support/venvs.py).
 
 from __future__ import annotations
 
+import configparser
 import json
 import posixpath
 import subprocess
@@ -83,6 +84,43 @@ def test_the_folder_holds_every_wheel_and_sdist_with_their_data() -> None:
         with tarfile.open(sdists[name]) as archive:
             member = archive.getmember(f"{sdists[name].name.removesuffix('.tar.gz')}/{inside}")
             assert member.isfile() and archive.extractfile(member).read() == expected
+
+
+def _module_file(module: str) -> str:
+    """The archive path of a module of the core ('a.b' -> 'a/b.py')."""
+    return module.replace(".", "/") + ".py"
+
+
+@pytest.mark.integration
+def test_the_core_wheel_ships_its_parts_its_commands_and_its_hook() -> None:
+    """smol-envs-core's wheel holds each part (adapters, server, report, evalrun) with its
+    README, every console script names a module inside it, and its `.pth` line names the
+    vf-eval hook's module: installed beside verifiers 0.3.1 the hook runs at interpreter start
+    (no "Error processing line" from `site`) and turns vf-eval's unknown id into one line."""
+    wheel = files(venvs.wheelhouse(), ".whl")["smol_envs_core"]
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        pth = archive.read("smol_envs_core.pth").decode()
+        entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        scripts = configparser.ConfigParser()
+        scripts.read_string(archive.read(entry_points).decode())
+    for part in ("adapters", "server", "report", "evalrun"):
+        assert {f"smol_envs_core/{part}/__init__.py", f"smol_envs_core/{part}/README.md"} <= names
+    commands = dict(scripts["console_scripts"])
+    assert set(commands) == {"smol-envs", "smol-envs-serve"}
+    for target in commands.values():
+        assert _module_file(target.split(":")[0]) in names, target
+    assert pth.strip() == ("import smol_envs_core.adapters.vfeval_hook; "
+                           "smol_envs_core.adapters.vfeval_hook.install()")
+    assert _module_file("smol_envs_core.adapters.vfeval_hook") in names
+    bin_dir = venvs.python("0.3.1").parent
+    done = subprocess.run([str(bin_dir / "vf-eval"), "no-such-env", "-m", "x"],
+                          capture_output=True, text=True, env=venvs.environ("0.3.1"), cwd="/",
+                          timeout=300)
+    assert "Error processing line" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode == 1
+    assert "smol-envs: error: no environment 'no-such-env' is installed" in done.stderr, (
+        done.stdout[-1000:], done.stderr[-2000:])
 
 
 @pytest.mark.integration

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from smol_envs_core import procman, serve
+from smol_envs_core import procman
+from smol_envs_core.server import serve
 
 from tests.support.ports import free_port
 

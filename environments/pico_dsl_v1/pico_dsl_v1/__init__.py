@@ -6,12 +6,12 @@ the pure core (oracle, compiler, validator, parser, metrics) imports without ver
 package imports under verifiers 0.4, where `load_environment` is absent.
 """
 
-from smol_envs_core.exports import lazy_exports
+from smol_envs_core.adapters.exports import lazy_exports
 
 __all__ = ["load_environment", "PicoTaskset", "ChatHarness"]
 
 __getattr__ = lazy_exports(
     __name__,
     classic={"load_environment": ".env"},
-    v1={"PicoTaskset": ".taskset", "ChatHarness": "smol_envs_core.v1"},
+    v1={"PicoTaskset": ".taskset", "ChatHarness": "smol_envs_core.adapters.v1"},
 )

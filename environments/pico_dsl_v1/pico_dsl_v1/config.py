@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from smol_envs_core.options import EnvOptions
+from smol_envs_core.adapters.options import EnvOptions
 
 from .data import (
     DATASET_MODES,

@@ -2,8 +2,8 @@
 
 The only module that imports classic verifiers. Every score comes from `scorer.score_reply`
 (the function the v1 taskset calls too); the rubric is generated from `scorer.DECLARATION`
-(`smol_envs_core.classic.DeclaredRubric`, which scores each rollout once and applies the shared
-infrastructure-failure policy) and the record is kept in the rollout state.
+(`smol_envs_core.adapters.classic.DeclaredRubric`, which scores each rollout once and applies the
+shared infrastructure-failure policy) and the record is kept in the rollout state.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from functools import partial
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
-from smol_envs_core.options import classic_loader
-from smol_envs_core.policy import PolicyEnv
-from smol_envs_core.scoring import Declaration, Score
+from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.adapters.declaration import Declaration, Score
+from smol_envs_core.adapters.options import classic_loader
+from smol_envs_core.adapters.policy import PolicyEnv
 from verifiers.types import State
 
 from .config import DEFAULT_MAX_TOKENS, PicoOptions, eval_rows, train_split
@@ -85,7 +85,7 @@ def rollout_state(record: dict[str, Any], index: int, content: str) -> State:
 
 class PicoDslEnv(PolicyEnv):
     """The collection's SingleTurnEnv (empty answers kept and scored 0, infrastructure failures
-    stop the run; see smol_envs_core.policy), with a default token budget."""
+    stop the run; see smol_envs_core.adapters.policy), with a default token budget."""
 
     default_max_tokens = DEFAULT_MAX_TOKENS
     behaviour_version = BEHAVIOUR_VERSION

@@ -6,8 +6,8 @@ final `</answer>`). CRLF and lone CR become LF. Inside the block, trailing space
 line are removed and blank lines at the start and end of the block are dropped (no target line
 ends in whitespace or is empty, so this leniency cannot turn a wrong answer right); everything
 else is kept, so fences, labels or blank lines between answer lines make the line count wrong.
-A reasoning trace follows the collection's rule (`smol_envs_core.reasoning`): only the text after
-its last closing tag is read, so a block inside a trace never counts, and a trace that never
+A reasoning trace follows the collection's rule (`smol_envs_core.adapters.reasoning`): only the text
+after its last closing tag is read, so a block inside a trace never counts, and a trace that never
 closes leaves no answer.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smol_envs_core.reasoning import split_reasoning
+from smol_envs_core.adapters.reasoning import split_reasoning
 
 OPEN_TAG = "<answer>"
 CLOSE_TAG = "</answer>"

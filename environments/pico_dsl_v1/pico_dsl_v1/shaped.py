@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from smol_envs_core.reasoning import split_reasoning
+from smol_envs_core.adapters.reasoning import split_reasoning
 
 from .oracle import blind_outputs
 from .parse import ParsedAnswer
@@ -65,8 +65,8 @@ def line_work(predicted: str | None, target: str, blind: Sequence[str]) -> float
 
 def reply_lines(parsed: ParsedAnswer) -> list[str]:
     """The block's lines, or, without a block, the non-empty lines (stripped) of the reply's
-    answer: by the collection's reasoning-trace rule (`smol_envs_core.reasoning`) nothing inside
-    a trace is read, so a trace that never closed gives no lines at all."""
+    answer: by the collection's reasoning-trace rule (`smol_envs_core.adapters.reasoning`) nothing
+    inside a trace is read, so a trace that never closed gives no lines at all."""
     if parsed.lines is not None:
         return list(parsed.lines)
     answer = split_reasoning(parsed.visible_text).answer

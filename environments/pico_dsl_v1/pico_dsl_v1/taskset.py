@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.scoring import Declaration, Score
-from smol_envs_core.v1 import DeclaredTask
+from smol_envs_core.adapters.declaration import Declaration, Score
+from smol_envs_core.adapters.v1 import DeclaredTask
 
 from .config import PicoOptions, rows
 from .errors import ConfigError

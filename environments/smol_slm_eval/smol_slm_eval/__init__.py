@@ -7,7 +7,7 @@ a v1 taskset gets a clear error. Both resolve lazily, so the package imports und
 where `load_environment` is absent.
 """
 
-from smol_envs_core.exports import lazy_exports
+from smol_envs_core.adapters.exports import lazy_exports
 
 __all__ = ["load_environment", "SlmEvalTaskset"]
 

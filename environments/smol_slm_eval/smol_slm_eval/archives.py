@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from platformdirs import user_cache_path
-from smol_envs_core.model_files import sha256_of
+from smol_envs_core.server.model_files import sha256_of
 
 from .errors import DataError, DataUnavailableError
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from smol_envs_core.options import EnvOptions
+from smol_envs_core.adapters.options import EnvOptions
 
 from .bfcl import MODES as BFCL_MODES
 from .errors import ConfigError

@@ -4,10 +4,11 @@ The only module importing verifiers. Multiple-choice tasks do not generate: `Log
 the endpoint for the log-likelihood of each choice (after the echo probe) in place of a model
 response, and its completion is the predicted choice's letter. math_500 and bfcl_v4 generate
 through vf-eval's client as usual. Every task is scored once per rollout by `scorer`'s functions
-(the rubric is generated from `scorer.declaration`, `smol_envs_core.classic.DeclaredRubric`);
-an infrastructure failure (endpoint down, failing the echo probe) stops the run, for one task
-and for the `int_index`/`slm` groups alike (`RunFailurePolicy`). smol-slm-eval is evaluation-only:
-`get_dataset()` (a train split) raises `EvaluationOnlyError`.
+(the rubric is generated from `scorer.declaration`,
+`smol_envs_core.adapters.classic.DeclaredRubric`); an infrastructure failure (endpoint down,
+failing the echo probe) stops the run, for one task and for the `int_index`/`slm` groups alike
+(`RunFailurePolicy`). smol-slm-eval is evaluation-only: `get_dataset()` (a train split) raises
+`EvaluationOnlyError`.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ import time
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core import context, vf031
-from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.adapters import context, vf031
+from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.adapters.declaration import Score
+from smol_envs_core.adapters.options import classic_loader
+from smol_envs_core.adapters.policy import PolicyEnv, RunFailurePolicy
 from smol_envs_core.errors import (
     InfrastructureError,
 )
-from smol_envs_core.options import classic_loader
-from smol_envs_core.policy import PolicyEnv, RunFailurePolicy
-from smol_envs_core.scoring import Score
 
 from . import bfcl, math500
 from .config import SlmEvalOptions
@@ -122,7 +123,7 @@ class EvalOnly:
 class TaskEnv(EvalOnly, PolicyEnv):
     """A generated task (math_500, bfcl_v4): the collection's failure policy, no train split.
 
-    Before its first request it checks the run's context needs (`smol_envs_core.context`):
+    Before its first request it checks the run's context needs (`smol_envs_core.adapters.context`):
     every row's prompt plus reply budget against the endpoint's context. A run whose rows
     mostly cannot fit is refused (ContextTooSmallError, one line naming the context needed),
     unless the task is one component of a group (`refuse_mostly_too_long` False: the group's

@@ -14,15 +14,15 @@ The definition is the seed suite's (`slm-eval` 0.0.1, `tasks/slm/math_500`; read
   (raised, never scored 0).
 
 One deliberate difference from the seed, which has no reasoning models in view: the answer is
-taken only from the reply after its reasoning trace (`smol_envs_core.reasoning`); a trace that
-never closes leaves no answer (0, `unparseable`), so a `\\boxed{}` inside a trace never counts.
+taken only from the reply after its reasoning trace (`smol_envs_core.adapters.reasoning`); a trace
+that never closes leaves no answer (0, `unparseable`), so a `\\boxed{}` inside a trace never counts.
 A reply without reasoning tags (SmolLM2, Gemma 3 base) is scored exactly as the seed does.
 math-verify's signal-based timeouts are off (they only work on the main thread, and cannot
 interrupt one long C call such as the power `9^{9^{9}}`); the notice it logs about that is kept
 out of the user's terminal (`notices`). Instead, the adapters score through
 `bounded_math_record`, which runs `math_record` in a worker process with a deadline
-(`smol_envs_core.deadline`): a reply whose comparison runs past `SCORE_DEADLINE_S` scores 0 with
-the reason `scorer_timeout`, and the other replies are scored meanwhile in other workers.
+(`smol_envs_core.adapters.deadline`): a reply whose comparison runs past `SCORE_DEADLINE_S` scores 0
+with the reason `scorer_timeout`, and the other replies are scored meanwhile in other workers.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 import threading
 
-from smol_envs_core.deadline import DeadlineExceeded, DeadlinePool
-from smol_envs_core.reasoning import split_reasoning
+from smol_envs_core.adapters.deadline import DeadlineExceeded, DeadlinePool
+from smol_envs_core.adapters.reasoning import split_reasoning
 
 from .errors import DataError
 from .notices import quiet_math_verify_timeout_notice

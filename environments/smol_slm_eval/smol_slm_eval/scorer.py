@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from smol_envs_core.scoring import EMPTY_RESPONSE_DOC, Declaration, Metric, Score
+from smol_envs_core.adapters.declaration import EMPTY_RESPONSE_DOC, Declaration, Metric, Score
 
 from . import bfcl, math500
 from .tasks import BFCL, KIND_METRICS, MATH, MC

@@ -6,12 +6,12 @@ core (assembly, prompts, report, evaluator) imports without verifiers and the pa
 under verifiers 0.4, where `load_environment` is absent.
 """
 
-from smol_envs_core.exports import lazy_exports
+from smol_envs_core.adapters.exports import lazy_exports
 
 __all__ = ["load_environment", "SmolscriptTaskset", "ChatHarness"]
 
 __getattr__ = lazy_exports(
     __name__,
     classic={"load_environment": "smolscript.env"},
-    v1={"SmolscriptTaskset": "smolscript.taskset", "ChatHarness": "smol_envs_core.v1"},
+    v1={"SmolscriptTaskset": "smolscript.taskset", "ChatHarness": "smol_envs_core.adapters.v1"},
 )

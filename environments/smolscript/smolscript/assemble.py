@@ -13,7 +13,7 @@ Nothing is repaired: no delimiter, indentation, return or closing suffix is ever
 A definition that never closes is kept as written (the sandbox then reports it); several or
 unfinished fences are rejected (code None, with a reason). Normalisation is limited to
 CRLF/CR -> LF and removing end-of-turn markers at the very end of the text (the collection's one
-table, `smol_envs_core.markers`); a marker that is legal source text in the task's language
+table, `smol_envs_core.adapters.markers`); a marker that is legal source text in the task's language
 (`</s>` in HTML) is never removed, and markers inside the code are never cut.
 
 Web tasks (stop rules, documented in the README):
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from smol_envs_core.markers import strip_end_of_turn
+from smol_envs_core.adapters.markers import strip_end_of_turn
 
 from smolscript import scopes
 

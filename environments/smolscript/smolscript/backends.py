@@ -12,7 +12,7 @@ caller answers by halving the batch.
 - `LlamaCppBackend` (a GGUF file, llama-cpp-python): sequences run one at a time through
   llama-cpp-python's own completion call, each from an empty KV cache (the KV cache is used
   within the sequence), with the local model server's context size, batch sizes and logits
-  setting, so that its greedy outputs are the server's (`smol_envs_core.serve` also starts
+  setting, so that its greedy outputs are the server's (`smol_envs_core.server.serve` also starts
   every generation from an empty cache). `--batch-size` is then the unit of checkpointing
   and progress, not of parallel decoding.
 - `TransformersBackend` (a Hugging Face folder; torch and transformers, optional): real
@@ -31,8 +31,8 @@ from typing import Any, Protocol
 from smolscript.errors import ModelError
 from smolscript.models import ModelRef
 
-# The local model server's context (smol_envs_core.serve.N_CTX): the same default here, so that
-# both paths accept and refuse the same prompts.
+# The local model server's context (smol_envs_core.server.serve.N_CTX): the same default here, so
+# that both paths accept and refuse the same prompts.
 DEFAULT_N_CTX = 2048
 DECODING: dict[str, Any] = {"strategy": "greedy", "seed": 0, "num_beams": 1, "temperature": 0.0,
                             "repeat_penalty": 1.0, "chat_template": None, "stop": "end of text"}

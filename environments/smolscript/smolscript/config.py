@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from smol_envs_core.options import EnvOptions
+from smol_envs_core.adapters.options import EnvOptions
 
 from smolscript import data, splits
 from smolscript.errors import DataError

@@ -8,7 +8,7 @@ functions only read it.
 
 verifiers 0.3.1 catches exceptions raised inside reward functions and scores them 0.0, which
 would turn an infrastructure failure into a model failure. Scoring therefore happens once per
-rollout in the collection's `ScoreOnceRubric` (smol_envs_core.policy), before any reward
+rollout in the collection's `ScoreOnceRubric` (smol_envs_core.adapters.policy), before any reward
 function runs: a failed model call or a `ScoringInfraError` raised there stops the run with one
 line naming the component and its URL.
 """
@@ -21,13 +21,13 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
-from smol_envs_core import vf031
-from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
-from smol_envs_core.endpoints import COMPLETIONS_ALIAS
-from smol_envs_core.options import classic_loader
-from smol_envs_core.policy import PolicyEnv
-from smol_envs_core.preflight import chat_client_warning
-from smol_envs_core.scoring import Score
+from smol_envs_core.adapters import vf031
+from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.adapters.declaration import Score
+from smol_envs_core.adapters.options import classic_loader
+from smol_envs_core.adapters.policy import PolicyEnv
+from smol_envs_core.adapters.preflight import chat_client_warning
+from smol_envs_core.server.endpoints import COMPLETIONS_ALIAS
 
 from smolscript import data, splits
 from smolscript.assemble import ASSEMBLY_VERSION

@@ -198,7 +198,7 @@ def _resolve_hub(repo_id: str, revision: str | None) -> ModelRef:
 def _bundled_hint() -> str:
     """Where the bundled GGUF lies, for an error message."""
     try:
-        from smol_envs_core.serve import model_path
+        from smol_envs_core.server.serve import model_path
 
         return f"the bundled SmolLM2-135M-Instruct: {model_path()}"
     except Exception:  # noqa: BLE001 - the serve group is not installed

@@ -104,7 +104,7 @@ def make_token_counter(tokenizer: str) -> TokenCounter:
         return lambda text: len(text.encode("utf-8"))
     if tokenizer == "smollm2" or tokenizer.startswith("gguf:"):
         from llama_cpp import Llama  # lazy: optional dependency
-        from smol_envs_core.serve import model_path  # the one GGUF locator
+        from smol_envs_core.server.serve import model_path  # the one GGUF locator
 
         path = model_path() if tokenizer == "smollm2" else Path(tokenizer[5:])
         vocab = Llama(model_path=str(path), vocab_only=True, verbose=False)

@@ -2,7 +2,8 @@
 
 `score_reply(reply, task, hidden, gate)` assembles the reply onto the task's head
 (`assemble.assemble_completion`), runs the hidden tests once through the scoring service
-(`scoring.score_code`) and returns a `smol_envs_core.scoring.Score`: the reward is `passed`.
+(`scoring.score_code`) and returns a `smol_envs_core.adapters.declaration.Score`: the
+reward is `passed`.
 The classic rubric (`env.py`) and the v1 task (`taskset.py`) both call it, so both handle a
 prompt that is too long, an assembly rejection (failed without a service call) and a service
 failure (`ScoringInfraError` naming the service's URL) the same way. No verifiers import.
@@ -16,7 +17,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric
+from smol_envs_core.adapters.declaration import Declaration, Metric, Score, empty_metric
 
 from smolscript.assemble import assemble_completion
 from smolscript.errors import ScoringInfraError

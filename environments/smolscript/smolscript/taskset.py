@@ -18,8 +18,8 @@ from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.scoring import Declaration, Score
-from smol_envs_core.v1 import DeclaredTask
+from smol_envs_core.adapters.declaration import Declaration, Score
+from smol_envs_core.adapters.v1 import DeclaredTask
 
 from smolscript import data
 from smolscript.config import ScoringOptions, SelectionOptions, selected_tasks

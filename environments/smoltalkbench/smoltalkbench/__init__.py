@@ -5,12 +5,12 @@ Exports the classic `load_environment` (verifiers 0.3.1) and the v1 `SmolTalkTas
 without verifiers and the package imports under verifiers 0.4, where `load_environment` is absent.
 """
 
-from smol_envs_core.exports import lazy_exports
+from smol_envs_core.adapters.exports import lazy_exports
 
 __all__ = ["load_environment", "SmolTalkTaskset", "ChatHarness"]
 
 __getattr__ = lazy_exports(
     __name__,
     classic={"load_environment": ".env"},
-    v1={"SmolTalkTaskset": ".taskset", "ChatHarness": "smol_envs_core.v1"},
+    v1={"SmolTalkTaskset": ".taskset", "ChatHarness": "smol_envs_core.adapters.v1"},
 )

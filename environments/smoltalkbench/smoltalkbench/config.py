@@ -18,7 +18,7 @@ import warnings
 from typing import Any, ClassVar
 
 from pydantic import model_validator
-from smol_envs_core.options import EnvOptions
+from smol_envs_core.adapters.options import EnvOptions
 
 from smoltalkbench import build, judge
 from smoltalkbench.defaults import (

@@ -4,9 +4,9 @@ The only module importing classic verifiers. A rollout is one chat reply to one 
 rubric (generated from `scorer.DECLARATION`) judges it once per rollout with `scorer.score_reply`
 (the function the v1 task calls too), before any reward function runs, stores the resulting
 `judge.Judgement` as a dict in `state["judge"]`, and the reward functions only read the score.
-The shared failure policy (smol_envs_core.policy) applies: a failed model call stops the run; a
-judge failure (endpoint down after retries, a reply without usable logprobs) stops the run too,
-unless `max_judge_error_rate` tolerates a bounded share, which is then excluded from the reward
+The shared failure policy (smol_envs_core.adapters.policy) applies: a failed model call stops the
+run; a judge failure (endpoint down after retries, a reply without usable logprobs) stops the run
+too, unless `max_judge_error_rate` tolerates a bounded share, which is then excluded from the reward
 average and counted (`judge_error`) in every report.
 """
 
@@ -16,13 +16,13 @@ import logging
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core import vf031
-from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
-from smol_envs_core.options import classic_loader
-from smol_envs_core.policy import ErrorBudget, PolicyEnv
-from smol_envs_core.preflight import ensure_reachable
-from smol_envs_core.reasoning import reasoning_from_message
-from smol_envs_core.scoring import Score
+from smol_envs_core.adapters import vf031
+from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.adapters.declaration import Score
+from smol_envs_core.adapters.options import classic_loader
+from smol_envs_core.adapters.policy import ErrorBudget, PolicyEnv
+from smol_envs_core.adapters.preflight import ensure_reachable
+from smol_envs_core.adapters.reasoning import reasoning_from_message
 
 from smoltalkbench import data
 from smoltalkbench.config import SmolTalkOptions, benchmark, train_rows

@@ -9,8 +9,8 @@ failure: verifiers 0.3.1 would swallow the exception inside a reward function an
 failures travel as values and are counted.
 
 `JudgeClient.judge` is the one scoring path of a reply, used by the classic rubric and the v1
-taskset alike: reasoning trace split off (`smol_envs_core.reasoning`), prompt built (model text
-neutralised, including the control tokens the judge's tokenizer reports at `/tokenizer_info`
+taskset alike: reasoning trace split off (`smol_envs_core.adapters.reasoning`), prompt built (model
+text neutralised, including the control tokens the judge's tokenizer reports at `/tokenizer_info`
 where the server has that route), judge asked (in one order, or in both and averaged), re-asked
 once when it gave no usable verdict, and a control pair (the reference against itself) asked
 before a missing verdict or a request over the judge's context (HTTP 400 naming the context) is
@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import openai
-from smol_envs_core.reasoning import split_reasoning
+from smol_envs_core.adapters.reasoning import split_reasoning
 
 from smoltalkbench import judge
 from smoltalkbench.neutralize import special_skeletons

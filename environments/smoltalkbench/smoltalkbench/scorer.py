@@ -3,21 +3,21 @@
 `score_reply(reply, instruction, reference, client, ...)` judges one reply against the reference
 once (`JudgeClient.judge`: the answer after any reasoning trace, the one-pass neutralised prompt,
 the label-mass floor, the constrained re-ask and the control pair; `judge` builds the prompt and
-reads the verdict) and returns a `smol_envs_core.scoring.Score` whose reward is `win_prob`. An
-empty reply, or a reasoning trace that never closed, loses without a judge call (a model
-outcome); a reply the judge gives no verdict on, though it gives one on a control pair, is booked
-as the reply's loss (`no_verdict`). A judge failure raises `JudgeUnavailableError` (an
+reads the verdict) and returns a `smol_envs_core.adapters.declaration.Score` whose reward is
+`win_prob`. An empty reply, or a reasoning trace that never closed, loses without a judge call (a
+model outcome); a reply the judge gives no verdict on, though it gives one on a control pair, is
+booked as the reply's loss (`no_verdict`). A judge failure raises `JudgeUnavailableError` (an
 InfrastructureError, component "judge") unless the caller tolerates it (the classic
-`max_judge_error_rate` > 0): then the Score has `judge_error` = 1.0 and failure "judge_error",
-which the error budget counts and excludes from the reward average. The classic rubric and the
-v1 task both call it. No verifiers import.
+`max_judge_error_rate` > 0): then the Score has `judge_error` = 1.0 and failure "judge_error", which
+the error budget counts and excludes from the reward average. The classic rubric and the v1 task
+both call it. No verifiers import.
 """
 
 from __future__ import annotations
 
 import logging
 
-from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric
+from smol_envs_core.adapters.declaration import Declaration, Metric, Score, empty_metric
 
 from smoltalkbench.errors import JudgeUnavailableError
 from smoltalkbench.judge_client import JudgeClient

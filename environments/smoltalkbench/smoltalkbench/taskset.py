@@ -13,9 +13,9 @@ from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
-from smol_envs_core.reasoning import reasoning_from_message
-from smol_envs_core.scoring import Score
-from smol_envs_core.v1 import DeclaredTask, reply_text
+from smol_envs_core.adapters.declaration import Score
+from smol_envs_core.adapters.reasoning import reasoning_from_message
+from smol_envs_core.adapters.v1 import DeclaredTask, reply_text
 
 from smoltalkbench.config import JudgeOptions, SelectionOptions, benchmark, train_rows
 from smoltalkbench.judge_client import JudgeClient, JudgeConfig

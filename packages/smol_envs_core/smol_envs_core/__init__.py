@@ -1,6 +1,8 @@
 """smol-envs-core: what every smol-envs environment shares (see the package README).
 
-`errors` and `markers` import nothing heavy; `procman` needs psutil and filelock (base
-dependencies); `policy` imports verifiers (the `policy` extra); `serve` needs the `serve` extra.
-Import the submodule you need.
+Four parts by job: `adapters` (declaration, verifiers adapters, run policy; imports verifiers,
+the `policy` extra), `server` (the local model server, the `serve` extra), `report` (the `report`
+extra) and `evalrun` (`smol-envs eval`), and shared top modules: `errors` and `text` import
+nothing heavy; `procman` needs psutil and filelock (base dependencies). Import the submodule you
+need.
 """

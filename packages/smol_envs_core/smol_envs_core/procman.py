@@ -319,7 +319,7 @@ def release(state_dir: Path, started_here: bool) -> bool:
 
 def session_processes(token: str, markers: Sequence[str]) -> list[psutil.Process]:
     """Live processes whose environment carries `SESSION_ENV=token` and whose command line
-    contains one of `markers` (e.g. "smol_envs_core.serve _serve")."""
+    contains one of `markers` (e.g. "smol_envs_core.server.serve _serve")."""
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         try:

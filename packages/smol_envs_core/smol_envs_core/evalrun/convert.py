@@ -29,7 +29,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from ..errors import InfrastructureError
-from ..model_files import cache_dir
+from ..server.model_files import cache_dir
 
 COMPONENT = "model converter"
 LLAMA_CPP_SDIST_VERSION = "0.3.36"

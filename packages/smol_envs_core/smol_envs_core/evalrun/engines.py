@@ -1,7 +1,7 @@
 """The serving engines of `smol-envs eval --engine`: what each can serve, how it is started on a
 free port, when it is ready, how it is stopped, and its name and version for the manifest.
 
-- `LlamaCpp` (the default): our llama-cpp-python server (`smol_envs_core.serve`) of a GGUF: a
+- `LlamaCpp` (the default): our llama-cpp-python server (`smol_envs_core.server.serve`) of a GGUF: a
   registered alias, a GGUF file, or a Hugging Face folder converted to GGUF (`convert`).
 - `Vllm`: vLLM's own OpenAI server (`python -m vllm.entrypoints.openai.api_server`) of a
   Hugging Face folder, run by the vLLM installation the user names (`--vllm-python PATH` or
@@ -23,8 +23,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import models, procman
+from .. import procman
 from ..errors import InfrastructureError
+from ..server import models
 from . import manifest as manifests
 from .model import ENDPOINT, HF_FOLDER, ModelError, ModelSpec, is_hf_folder, resolve
 
@@ -60,13 +61,13 @@ class LlamaCpp:
         InfrastructureError."""
         local = (models.get(spec.registry_key) if spec.registry_key is not None
                  else models.file_model(spec.gguf, spec.served_name))
-        from .. import serve
+        from ..server import serve
 
         return serve.start_with_owner(host, port, threads, local, governed)
 
     def stop(self, port: int) -> bool:
         """Stop our server on `port`; True when one was running."""
-        from .. import serve
+        from ..server import serve
 
         return serve.stop(port)
 
@@ -127,7 +128,7 @@ class Vllm:
 
     def service(self, spec: ModelSpec, host: str, port: int) -> procman.Service:
         """The process-manager description of vLLM serving `spec` on host:port."""
-        from .. import serve
+        from ..server import serve
 
         env = dict(os.environ)
         env.setdefault("VLLM_CPU_KVCACHE_SPACE", CPU_KVCACHE_GIB)
@@ -164,7 +165,7 @@ class Vllm:
 
 def state_dir(port: int) -> Path:
     """The process manager's folder of a vLLM server on `port` (beside our servers')."""
-    from .. import serve
+    from ..server import serve
 
     return serve.state_dir(port).parent / f"vllm-{port}"
 

@@ -5,7 +5,7 @@ MODEL is one of (checked in this order):
 - an OpenAI-compatible base URL (`http://...`, `https://...`), with `--model-id` (the id its
   `/v1/models` lists) and `--api-key-var` (the variable holding its key): used as it is;
   nothing is started. A hosted endpoint is used only when named this way.
-- a registered alias (`smol_envs_core.models`: `smollm2-135m`, `gemma-3-270m`): its GGUF;
+- a registered alias (`smol_envs_core.server.models`: `smollm2-135m`, `gemma-3-270m`): its GGUF;
 - a GGUF file;
 - a Hugging Face checkpoint folder (config.json, safetensors, tokenizer): converted once to
   GGUF by llama.cpp's own converter (`convert`), cached by the folder's content hash.
@@ -20,9 +20,9 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import models
 from ..errors import SmolEnvsError
-from ..model_files import sha256_of
+from ..server import models
+from ..server.model_files import sha256_of
 
 ALIAS = "alias"
 GGUF = "gguf"
