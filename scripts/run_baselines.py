@@ -161,10 +161,15 @@ def command(run: Run, model: Model) -> list[str]:
             "-a", json.dumps(run.env_args), *run.flags, "-s"]
 
 
-def execute(run: Run, model: Model, model_sha: str, target: Path | None = None) -> Path:
+def execute(run: Run, model: Model, model_sha: str, target: Path | None = None,
+            argv: list[str] | None = None) -> Path:
     """Run one baseline and move its folder to `target` (default
-    results/baselines/<model>/<run>/)."""
-    argv = command(run, model)
+    results/baselines/<model>/<run>/).
+
+    argv: the vf-eval command line without `-o` (default `command(run, model)`, the endpoint
+    aliases of configs/endpoints.toml); scripts/make_outputs.py passes its own.
+    """
+    argv = argv or command(run, model)
     print("$", shlex.join(argv), flush=True)
     with tempfile.TemporaryDirectory(prefix="baseline-") as tmp:
         load_before = os.getloadavg()
