@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 
 from run_baselines import MODELS, ROOT, Run, execute, model_file, reachable, sha256_of
-from smol_envs_core import serve
-from smol_envs_core.endpoints import KEY_VAR
+from smol_envs_core.server import serve
+from smol_envs_core.server.endpoints import KEY_VAR
 
 MODEL = MODELS["smollm2-135m"]
 SERVED = "SmolLM2-135M-Instruct"
