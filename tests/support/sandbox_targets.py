@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from smolscript_sandbox.reaper import list_processes
 from smolscript_sandbox.testing import TEST_URL, ensure_service
+
+from tests.support.ports import free_port
 
 IMAGE = os.environ.get("SMOLSCRIPT_SANDBOX_IMAGE", "smolscript-sandbox:0.1.0")
 # The container suites use this port and the next ones (replicas); the host suites use TEST_URL.
@@ -96,16 +98,64 @@ def container_strays(container_id: str, service_pid: int) -> tuple[list, list]:
     return zombies, live
 
 
+def _host(url: str, health: dict) -> Target:
+    """The Target of a host service at `url` with health record `health`."""
+    # (an older service, measured for a before/after table, has its jobs in its state folder)
+    jobs = health.get("jobs_dir", health["state_dir"])
+    return Target("host", url, health, Path(jobs), lambda: host_strays(health))
+
+
+def own_host_target(**overrides: object) -> Iterator[Target]:
+    """Start a host service of the caller's own on a free port (its own state folder and
+    leased slot uids; no browsers unless `overrides` say so), yield its Target, stop it.
+
+    For suites whose jobs must not meet another user's (the other xdist worker's): fork bombs
+    and processes held as a slot uid, which would fail a neighbour's jobs on the same uids,
+    and stray checks over every slot uid, which would see a neighbour's running jobs.
+    Raises SandboxInfraError (with the log tail) when it does not become healthy.
+    """
+    from smolscript_sandbox import control
+    from smolscript_sandbox.testing import config_for
+
+    config = config_for(f"http://127.0.0.1:{free_port()}", **{"browsers": False, **overrides})
+    health, started = control.start_owned(config)
+    assert started, f"something else already answers at {config.base_url}"
+    try:
+        yield _host(config.base_url, health)
+    finally:
+        control.stop(config)
+
+
+# pytest-xdist: every test that runs the service's container image goes to one worker
+# (`--dist loadgroup`): the container fixtures are per worker session on fixed ports
+# (CONTAINER_PORT and the next ones), so two workers would both start them there.
+DOCKER_GROUP = "docker"
+CONTAINER_FIXTURES = frozenset({"container_target", "container_slot_target", "container_peer_url"})
+
+
+def runs_container(item: pytest.Item) -> bool:
+    """True when `item` runs the service's container: it takes a container fixture, directly
+    or through a `target`/`svc` parameter set to "container". (Suites that start containers
+    on CONTAINER_PORT+N themselves carry the mark in their `pytestmark`.)"""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return (bool(CONTAINER_FIXTURES & set(getattr(item, "fixturenames", ())))
+            or "container" in (params.get("target"), params.get("svc")))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that runs the container with `xdist_group(DOCKER_GROUP)`."""
+    for item in items:
+        if runs_container(item) and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(DOCKER_GROUP))
+
+
 # Fixtures (moved from tests/smolscript/conftest.py)
 
 @pytest.fixture(scope="session")
 def host_target() -> Target:
     """The host service at TEST_URL (started if needed; stopped when the session ends)."""
-    health = ensure_service()
-    # (an older service, measured for a before/after table, has its jobs in its state folder)
-    jobs = health.get("jobs_dir", health["state_dir"])
-    return Target("host", TEST_URL, health, Path(jobs),
-                  lambda: host_strays(health))
+    return _host(TEST_URL, ensure_service())
 
 
 def _container_target(port: int, slots: int):
