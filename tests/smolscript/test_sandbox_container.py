@@ -19,10 +19,10 @@ from smolscript.evaluate import evaluate_predictions
 from smolscript_builder.validate import validate_full
 from smolscript_sandbox.client import SandboxClient
 
-from tests.support.sandbox_targets import CONTAINER_PORT, DOCKER_GROUP, IMAGE, docker_or_skip
+from tests.support.sandbox_targets import CONTAINER_PORT, IMAGE, docker_or_skip
 from tests.support.smolscript_sample import stratified_ids
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group(DOCKER_GROUP)]
+pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
 GIB = 1024**3

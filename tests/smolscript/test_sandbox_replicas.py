@@ -13,10 +13,8 @@ from smolscript_sandbox.client import REPLICAS, SandboxClient, split_urls
 from smolscript_sandbox.container import start_container, stop_container
 
 from tests.support.sandbox_load import job_for
-from tests.support.sandbox_targets import CONTAINER_PORT, DOCKER_GROUP, IMAGE, docker_or_skip
+from tests.support.sandbox_targets import CONTAINER_PORT, IMAGE, docker_or_skip
 
-# Its containers run on CONTAINER_PORT+1..3: one xdist worker (sandbox_targets.DOCKER_GROUP).
-pytestmark = pytest.mark.xdist_group(DOCKER_GROUP)
 JOBS = 256
 KILL_AFTER = 24  # jobs answered by the victim before it is killed
 

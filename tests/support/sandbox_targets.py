@@ -25,8 +25,26 @@ from smolscript_sandbox.testing import TEST_URL, ensure_service
 from tests.support.ports import free_port
 
 IMAGE = os.environ.get("SMOLSCRIPT_SANDBOX_IMAGE", "smolscript-sandbox:0.1.0")
-# The container suites use this port and the next ones (replicas); the host suites use TEST_URL.
-CONTAINER_PORT = int(os.environ.get("SMOLSCRIPT_SANDBOX_CONTAINER_PORT", "8800"))
+# Ports of the container suites' containers, and so their names (`smolscript-sandbox-PORT`)
+# are one block per pytest-xdist worker: every worker session starts its own container
+# fixtures. The host suites use TEST_URL.
+CONTAINER_PORT_BLOCK = 100
+
+
+def container_port(base: int, worker: str | None) -> int:
+    """The first port of `worker`'s block (`gw0`: `base`, `gw1`: `base` + CONTAINER_PORT_BLOCK,
+    ...; None, outside xdist: `base`). The suites use it and the next six (replicas and
+    peers). Raises ValueError for a worker id that is not `gw<N>`. Pure."""
+    if worker is None:
+        return base
+    if not worker.startswith("gw") or not worker[2:].isdigit():
+        raise ValueError(f"not a pytest-xdist worker id: {worker!r}")
+    return base + CONTAINER_PORT_BLOCK * int(worker[2:])
+
+
+# The container suites use this port and the next ones (replicas).
+CONTAINER_PORT = container_port(int(os.environ.get("SMOLSCRIPT_SANDBOX_CONTAINER_PORT", "8800")),
+                                os.environ.get("PYTEST_XDIST_WORKER"))
 # The suites' client reply timeout: every job they send ends within the service's bounds in
 # well under this, so a service that stops answering fails one test in minutes instead of
 # holding the suite for the client's 900 s default per request.
@@ -124,30 +142,6 @@ def own_host_target(**overrides: object) -> Iterator[Target]:
         yield _host(config.base_url, health)
     finally:
         control.stop(config)
-
-
-# pytest-xdist: every test that runs the service's container image goes to one worker
-# (`--dist loadgroup`): the container fixtures are per worker session on fixed ports
-# (CONTAINER_PORT and the next ones), so two workers would both start them there.
-DOCKER_GROUP = "docker"
-CONTAINER_FIXTURES = frozenset({"container_target", "container_slot_target", "container_peer_url"})
-
-
-def runs_container(item: pytest.Item) -> bool:
-    """True when `item` runs the service's container: it takes a container fixture, directly
-    or through a `target`/`svc` parameter set to "container". (Suites that start containers
-    on CONTAINER_PORT+N themselves carry the mark in their `pytestmark`.)"""
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    return (bool(CONTAINER_FIXTURES & set(getattr(item, "fixturenames", ())))
-            or "container" in (params.get("target"), params.get("svc")))
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test that runs the container with `xdist_group(DOCKER_GROUP)`."""
-    for item in items:
-        if runs_container(item) and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(DOCKER_GROUP))
 
 
 # Fixtures (moved from tests/smolscript/conftest.py)
