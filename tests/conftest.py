@@ -150,6 +150,18 @@ def gemma_base_url() -> str:
     yield from _model_server("gemma-3-270m")
 
 
+@pytest.fixture(scope="module")
+def own_model_base_url() -> str:
+    """Base URL of a SmolLM2-135M-Instruct server of this module's own (per xdist worker), on
+    a free port with its own state folder, stopped when the module ends: for tests that read
+    the server's request log or count its requests, which the shared server's other users
+    (the other xdist worker) would add to. A server that cannot start fails the test."""
+    from tests.support.model_server import own_model_server
+
+    with own_model_server("smollm2-135m") as base_url:
+        yield base_url
+
+
 @pytest.fixture(scope="session")
 def local_model_name() -> str:
     """The model id the local server answers to."""

@@ -1,7 +1,8 @@
 """MATH-500 and BFCL send the sampling their README promises when the caller sets none: vf-eval
 without `-t` passes max_tokens None, which used to replace the task's budget (completions then
-stopped at the server's 16 tokens). Checked on the wire, in the real local server's request log,
-and in the run's metadata; greedy requests carry no repetition penalty."""
+stopped at the server's 16 tokens). Checked on the wire, in the request log of a real local
+server of this module's own (no other test adds lines to it), and in the run's metadata; greedy
+requests carry no repetition penalty."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from smol_envs_core import procman
 from smol_envs_core.server import serve
 from smol_slm_eval import bfcl, load_environment, math500
 
+from tests.support.model_server import port_of
 from tests.support.vf_eval import KEY_VAR, latest_run, vf_eval
 
 
@@ -27,17 +29,13 @@ def log_size(port: int) -> int:
     return (serve.state_dir(port) / procman.LOG).stat().st_size
 
 
-def port_of(base_url: str) -> int:
-    return int(base_url.rsplit(":", 1)[1].split("/")[0])
-
-
 @pytest.mark.e2e
-def test_math500_without_t_sends_its_budget_and_records_it(local_model_base_url,
+def test_math500_without_t_sends_its_budget_and_records_it(own_model_base_url,
                                                           local_model_name, archive_cache,
                                                           tmp_path):
-    port = port_of(local_model_base_url)
+    port = port_of(own_model_base_url)
     start = log_size(port)
-    done = vf_eval("smol-slm-eval", local_model_base_url, local_model_name,
+    done = vf_eval("smol-slm-eval", own_model_base_url, local_model_name,
                    {"task": "math_500"}, "-n", "1", "-r", "1", "-s", "-o", str(tmp_path),
                    "--api-client-type", "openai_completions")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -52,15 +50,15 @@ def test_math500_without_t_sends_its_budget_and_records_it(local_model_base_url,
 
 
 @pytest.mark.integration
-def test_bfcl_without_a_budget_sends_its_own(local_model_base_url, local_model_name,
+def test_bfcl_without_a_budget_sends_its_own(own_model_base_url, local_model_name,
                                              archive_cache, monkeypatch):
     from verifiers.types import ClientConfig
 
     monkeypatch.setenv(KEY_VAR, "EMPTY")
-    port = port_of(local_model_base_url)
+    port = port_of(own_model_base_url)
     env = load_environment(task="bfcl_v4", bfcl_category="simple_python", num_examples=1)
     start = log_size(port)
-    out = env.evaluate_sync(client=ClientConfig(api_base_url=local_model_base_url,
+    out = env.evaluate_sync(client=ClientConfig(api_base_url=own_model_base_url,
                                                 api_key_var=KEY_VAR, max_retries=0),
                             model=local_model_name, sampling_args={"max_tokens": None},
                             num_examples=1, rollouts_per_example=1)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +22,29 @@ import pytest
 from smolscript_sandbox.reaper import list_processes
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
+from tests.support.ports import free_port
+
 IMAGE = os.environ.get("SMOLSCRIPT_SANDBOX_IMAGE", "smolscript-sandbox:0.1.0")
-# The container suites use this port and the next ones (replicas); the host suites use TEST_URL.
-CONTAINER_PORT = int(os.environ.get("SMOLSCRIPT_SANDBOX_CONTAINER_PORT", "8800"))
+# Ports of the container suites' containers, and so their names (`smolscript-sandbox-PORT`)
+# are one block per pytest-xdist worker: every worker session starts its own container
+# fixtures. The host suites use TEST_URL.
+CONTAINER_PORT_BLOCK = 100
+
+
+def container_port(base: int, worker: str | None) -> int:
+    """The first port of `worker`'s block (`gw0`: `base`, `gw1`: `base` + CONTAINER_PORT_BLOCK,
+    ...; None, outside xdist: `base`). The suites use it and the next six (replicas and
+    peers). Raises ValueError for a worker id that is not `gw<N>`. Pure."""
+    if worker is None:
+        return base
+    if not worker.startswith("gw") or not worker[2:].isdigit():
+        raise ValueError(f"not a pytest-xdist worker id: {worker!r}")
+    return base + CONTAINER_PORT_BLOCK * int(worker[2:])
+
+
+# The container suites use this port and the next ones (replicas).
+CONTAINER_PORT = container_port(int(os.environ.get("SMOLSCRIPT_SANDBOX_CONTAINER_PORT", "8800")),
+                                os.environ.get("PYTEST_XDIST_WORKER"))
 # The suites' client reply timeout: every job they send ends within the service's bounds in
 # well under this, so a service that stops answering fails one test in minutes instead of
 # holding the suite for the client's 900 s default per request.
@@ -96,16 +116,40 @@ def container_strays(container_id: str, service_pid: int) -> tuple[list, list]:
     return zombies, live
 
 
+def _host(url: str, health: dict) -> Target:
+    """The Target of a host service at `url` with health record `health`."""
+    # (an older service, measured for a before/after table, has its jobs in its state folder)
+    jobs = health.get("jobs_dir", health["state_dir"])
+    return Target("host", url, health, Path(jobs), lambda: host_strays(health))
+
+
+def own_host_target(**overrides: object) -> Iterator[Target]:
+    """Start a host service of the caller's own on a free port (its own state folder and
+    leased slot uids; no browsers unless `overrides` say so), yield its Target, stop it.
+
+    For suites whose jobs must not meet another user's (the other xdist worker's): fork bombs
+    and processes held as a slot uid, which would fail a neighbour's jobs on the same uids,
+    and stray checks over every slot uid, which would see a neighbour's running jobs.
+    Raises SandboxInfraError (with the log tail) when it does not become healthy.
+    """
+    from smolscript_sandbox import control
+    from smolscript_sandbox.testing import config_for
+
+    config = config_for(f"http://127.0.0.1:{free_port()}", **{"browsers": False, **overrides})
+    health, started = control.start_owned(config)
+    assert started, f"something else already answers at {config.base_url}"
+    try:
+        yield _host(config.base_url, health)
+    finally:
+        control.stop(config)
+
+
 # Fixtures (moved from tests/smolscript/conftest.py)
 
 @pytest.fixture(scope="session")
 def host_target() -> Target:
     """The host service at TEST_URL (started if needed; stopped when the session ends)."""
-    health = ensure_service()
-    # (an older service, measured for a before/after table, has its jobs in its state folder)
-    jobs = health.get("jobs_dir", health["state_dir"])
-    return Target("host", TEST_URL, health, Path(jobs),
-                  lambda: host_strays(health))
+    return _host(TEST_URL, ensure_service())
 
 
 def _container_target(port: int, slots: int):

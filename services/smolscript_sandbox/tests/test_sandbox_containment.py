@@ -23,9 +23,18 @@ from smolscript_sandbox.errors import SandboxInfraError
 from smolscript_sandbox.limits import RUN_LIMITS
 from smolscript_sandbox.runtimes import RUNTIMES
 
-from tests.support.sandbox_targets import REPLY_TIMEOUT_S, Target
+from tests.support.sandbox_targets import REPLY_TIMEOUT_S, Target, own_host_target
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def host_target() -> Target:
+    """This module's own host service (one per xdist worker), in place of the shared one at
+    TEST_URL: its fork bombs and the processes it holds as a slot uid would fail the other
+    worker's jobs there ("bwrap: Can't fork for pid 1"), and its stray checks over every slot
+    uid would see that worker's running jobs."""
+    yield from own_host_target()
 
 C_NULL_CRASH = """#include <stdio.h>
 int main(void) { volatile int *p = 0; *p = 1; return 0; }

@@ -29,7 +29,8 @@ from smolscript_sandbox import control
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.testing import config_for
 
-from tests.support.sandbox_targets import REPLY_TIMEOUT_S, Target
+from tests.support.ports import free_port
+from tests.support.sandbox_targets import REPLY_TIMEOUT_S, Target, own_host_target
 
 pytestmark = pytest.mark.integration
 
@@ -42,10 +43,18 @@ ANSWER_KEY_NAMES = ("hidden.jsonl", "solutions.jsonl", "smolscript.jsonl", "priv
                     "smolscript_builder")
 
 
+@pytest.fixture(scope="module")
+def host_target() -> Target:
+    """This module's own host service (one per xdist worker), in place of the shared one at
+    TEST_URL: its tests fill every slot and the queue (503 for anyone else meanwhile) and
+    time the next job, which the other worker's jobs on a shared service would break."""
+    yield from own_host_target(browsers=True)
+
+
 @pytest.fixture(scope="module", params=["host", "container"])
 def svc(request) -> Target:
-    """The service under test: the host service at $SMOLSCRIPT_SANDBOX_svc.url (started here
-    when none answers), then the image in a one-slot container, the production layout."""
+    """The service under test: this module's own host service, then the image in a one-slot
+    container, the production layout."""
     return request.getfixturevalue(
         "host_target" if request.param == "host" else "container_slot_target"
     )
@@ -451,7 +460,6 @@ async def test_full_queue_answers_503(health, svc):
 # The job and idle bounds on a second host service of its own (port, state folder, sandbox
 # uids), so that they are exercised in seconds, not the production 120 s and 10 s; both are
 # the service's own timers, the same code in the container.
-SHORT_JOB_URL = "http://127.0.0.1:8797"
 SHORT_JOB_S = 15.0
 SHORT_IDLE_S = 3.0
 
@@ -459,18 +467,20 @@ SHORT_IDLE_S = 3.0
 @pytest.fixture(scope="module")
 def short_job_service() -> dict:
     """The health record of a one-slot host service with a SHORT_JOB_S job bound and a
-    SHORT_IDLE_S idle bound, started for this module and stopped after it."""
+    SHORT_IDLE_S idle bound, started for this module and stopped after it, with its base
+    URL added (`url`)."""
     # The service process reads its bounds and sandbox uids from the environment.
     with pytest.MonkeyPatch.context() as env:
         env.setenv("SMOLSCRIPT_SANDBOX_JOB_TIME_S", str(SHORT_JOB_S))
         env.setenv("SMOLSCRIPT_SANDBOX_IDLE_S", str(SHORT_IDLE_S))
         env.setenv("SMOLSCRIPT_SANDBOX_UID_BASE", "63000")
         env.setenv("SMOLSCRIPT_SANDBOX_BROWSER_UID_BASE", "63500")
-        config = config_for(SHORT_JOB_URL, slots=1, browsers=False)
+        # A free port: each xdist worker that runs a test of this module starts its own.
+        config = config_for(f"http://127.0.0.1:{free_port()}", slots=1, browsers=False)
         info, started = control.start_owned(config)
-    assert started, f"something else already answers at {SHORT_JOB_URL}"
+    assert started, f"something else already answers at {config.base_url}"
     try:
-        yield info
+        yield {**info, "url": config.base_url}
     finally:
         control.stop(config)
 
@@ -480,7 +490,7 @@ async def test_total_job_time_is_bounded(short_job_service):
     assert job_s == SHORT_JOB_S
     count = int(job_s / 3.5) + 3
     start = time.monotonic()
-    async with SandboxClient(SHORT_JOB_URL, timeout_s=job_s + 120) as client:
+    async with SandboxClient(short_job_service["url"], timeout_s=job_s + 120) as client:
         reply = await client.run_program("python", {"main.py": LONG_JOB}, ["\n"] * count)
     elapsed = time.monotonic() - start
     tests = reply.model_dump()["tests"]
@@ -492,7 +502,7 @@ async def test_total_job_time_is_bounded(short_job_service):
 def test_idle_connections_are_closed(short_job_service):
     idle_s = short_job_service["bounds"]["idle_timeout_s"]
     assert idle_s == SHORT_IDLE_S
-    parsed = urlparse(SHORT_JOB_URL)
+    parsed = urlparse(short_job_service["url"])
     closed = []
     for first in (b"", b"POST /v1/program HTTP/1.1\r\nHost: x\r\n"):  # silent; slow headers
         with socket.create_connection((parsed.hostname, parsed.port), timeout=5) as conn:

@@ -1,7 +1,8 @@
 """`smol-envs eval --resume` (issue 41): only the missing or errored rows of a run are run again,
 kept rows are never rescored, and the merged folder reads as one run made in one go; a resume
 across a behaviour version or selection change is refused. The e2e tests run the real command
-against the real local model server and count the requests its log records."""
+against a real local model server of this module's own and count the requests its log records
+(the shared server's other users, such as the other xdist worker, would add to the count)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from smol_envs_core.report import report_runs
 from smol_envs_core.server import serve
 
 from tests.core.evalrun.test_eval_command import REPO, _eval
+from tests.support.model_server import port_of
 
 RUN = "smol-slm-eval-arc_easy"
 MODEL_ID = "SmolLM2-135M-Instruct"
@@ -37,8 +39,7 @@ def _write_rows(folder: Path, rows: list[dict]) -> None:
 
 def _requests(base_url: str) -> int:
     """Model requests (POST lines) the server's log holds so far."""
-    port = int(base_url.rsplit(":", 1)[1].split("/")[0])
-    log = serve.state_dir(port) / "server.log"
+    log = serve.state_dir(port_of(base_url)) / "server.log"
     return sum(" request POST " in line for line in log.read_text(errors="replace").splitlines())
 
 
@@ -55,9 +56,9 @@ def _timeless(row: dict) -> dict:
 
 @pytest.mark.e2e
 def test_resume_runs_only_the_missing_and_errored_rows_and_reads_as_one_run(
-        local_model_base_url, tmp_path):
+        own_model_base_url, tmp_path):
     straight, whole = tmp_path / "straight", tmp_path / "resumed"
-    done, straight_requests = _counted_eval(local_model_base_url, straight)
+    done, straight_requests = _counted_eval(own_model_base_url, straight)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = _rows(straight / RUN)
     assert [r["example_id"] for r in rows] == [0, 1, 2, 3]
@@ -68,7 +69,7 @@ def test_resume_runs_only_the_missing_and_errored_rows_and_reads_as_one_run(
     _write_rows(whole / RUN, cut)
     assert not resume.complete(whole / RUN)
 
-    done, resumed_requests = _counted_eval(local_model_base_url, whole, "--resume")
+    done, resumed_requests = _counted_eval(own_model_base_url, whole, "--resume")
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"{RUN}: 2 row(s) kept, 2 to run (1 errored)" in done.stderr
     # The two kept rows cost no request; the two rerun cost what two rows of the straight run
@@ -90,15 +91,15 @@ def test_resume_runs_only_the_missing_and_errored_rows_and_reads_as_one_run(
         [s.estimate.text() for s in b.body.leaderboard]
 
     # Nothing left to run: a second resume sends no request.
-    done, again = _counted_eval(local_model_base_url, whole, "--resume")
+    done, again = _counted_eval(own_model_base_url, whole, "--resume")
     assert done.returncode == 0 and "1 complete run(s) kept" in done.stderr and again == 0
 
 
 @pytest.mark.e2e
 def test_resume_across_a_behaviour_version_change_is_refused_in_one_line(
-        local_model_base_url, tmp_path):
+        own_model_base_url, tmp_path):
     out = tmp_path / "runs"
-    done, _ = _counted_eval(local_model_base_url, out)
+    done, _ = _counted_eval(own_model_base_url, out)
     assert done.returncode == 0, done.stderr[-3000:]
     folder = out / RUN
     rows = _rows(folder)[:2]
@@ -109,7 +110,7 @@ def test_resume_across_a_behaviour_version_change_is_refused_in_one_line(
     now = meta["behaviour_version"]
     (folder / "metadata.json").write_text(json.dumps({**meta, "behaviour_version": "0.9.0"}))
 
-    done, requests = _counted_eval(local_model_base_url, out, "--resume")
+    done, requests = _counted_eval(own_model_base_url, out, "--resume")
     assert done.returncode == 2, done.stderr[-3000:]
     last = [line for line in done.stderr.splitlines() if line.strip()][-1]
     assert last == (f"smol-envs eval: error: --resume: cannot resume {folder}: its rows were "

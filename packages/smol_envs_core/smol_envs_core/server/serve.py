@@ -276,7 +276,11 @@ def serve_forever(host: str, port: int, threads: int, model: LocalModel = models
         transcript.register()
 
     app = create_app(
-        server_settings=ServerSettings(host=host, port=port),
+        # interrupt_requests (llama-cpp-python's default True) ends a streamed reply as soon as
+        # another request waits for the model: with two clients (xdist workers, a judge beside
+        # a policy) one client's stream was cut mid-body ("peer closed connection without
+        # sending complete message body"). Requests wait their turn instead.
+        server_settings=ServerSettings(host=host, port=port, interrupt_requests=False),
         model_settings=[
             ModelSettings(
                 model=str(model_path(model)),
