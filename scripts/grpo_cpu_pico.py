@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from pico_dsl_v1.parse import parse_answer
     from pico_dsl_v1.prompt import SYSTEM_PROMPT
-    from pico_dsl_v1.score import score_answer
+    from pico_dsl_v1.metrics import score_answer
     from pico_dsl_v1.shaped import shaped_line_similarity
     from pico_dsl_v1.splits import prompt_key, train_rows
 

@@ -12,7 +12,7 @@ import pytest
 import verifiers as vf
 from pico_dsl_v1 import load_environment
 from pico_dsl_v1.env import METRIC_FUNCS, build_rubric, rollout_state
-from pico_dsl_v1.score import METRIC_NAMES
+from pico_dsl_v1.metrics import METRIC_NAMES
 from smol_envs_core.errors import InfrastructureError
 from smol_envs_core.markers import END_OF_TURN_MARKERS
 

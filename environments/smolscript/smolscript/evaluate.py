@@ -39,15 +39,15 @@ from smolscript import data, report
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_prediction
 from smolscript.errors import EvaluationError, InfraStop, ScoringInfraError
 from smolscript.scorer import BEHAVIOUR_VERSION
-from smolscript.scoring import ScoringClient, score_code
+from smolscript.verdict import ScoringClient, score_code
 
 RESULTS_FORMAT = "smolscript-results-v1"
 # Modules whose code decides a verdict; their bytes form the runner hash.
-RUNNER_MODULES = ("assemble.py", "scopes.py", "scoring.py", "types.py", "frames.py", "harness.py",
+RUNNER_MODULES = ("assemble.py", "scopes.py", "verdict.py", "types.py", "frames.py", "drivers.py",
                   "languages.py", "web/compare.py", "web/values.py",
-                  *(f"harnesses/{name}" for name in ("python.py", "javascript.js", "c.c",
-                                                     "cpp.cpp", "csharp.cs", "rust.rs",
-                                                     "lua.lua")))
+                  *(f"drivers/{name}" for name in ("python.py", "javascript.js", "c.c",
+                                                   "cpp.cpp", "csharp.cs", "rust.rs",
+                                                   "lua.lua")))
 
 
 def runner_hash() -> str:

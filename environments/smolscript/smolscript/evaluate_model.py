@@ -48,7 +48,7 @@ from smolscript.generate import BatchRunner, Job, plan_batches, totals
 from smolscript.models import ModelRef
 from smolscript.prompts import BUDGETS_VERSION, TEMPLATE_ID, build_prompt, token_budget
 from smolscript.scorer import score_reply
-from smolscript.scoring import score_code
+from smolscript.verdict import score_code
 
 # Modules whose code decides what is generated; their bytes form the generator hash.
 GENERATOR_MODULES = ("backends.py", "generate.py", "prompts.py", "evaluate_model.py")
@@ -63,7 +63,7 @@ class ClientGate:
 
     async def score(self, task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
                     note: str, reward_only: bool = False) -> dict[str, Any]:
-        """`scoring.score_code` on this client, the gate `scorer.score_reply` calls (the same
+        """`verdict.score_code` on this client, the gate `scorer.score_reply` calls (the same
         signature as the environment's gate; raises ScoringInfraError)."""
         return await score_code(task, hidden, code, self.client, note, reward_only=reward_only)
 

@@ -2,7 +2,7 @@
 
 `score_reply(reply, task, hidden, gate)` assembles the reply onto the task's head
 (`assemble.assemble_completion`), runs the hidden tests once through the scoring service
-(`scoring.score_code`) and returns a `smol_envs_core.scoring.Score`: the reward is `passed`.
+(`verdict.score_code`) and returns a `smol_envs_core.scoring.Score`: the reward is `passed`.
 The classic rubric (`env.py`) and the v1 task (`taskset.py`) both call it, so both handle a
 prompt that is too long, an assembly rejection (failed without a service call) and a service
 failure (`ScoringInfraError` naming the service's URL) the same way. No verifiers import.
@@ -20,7 +20,7 @@ from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric
 
 from smolscript.assemble import assemble_completion
 from smolscript.errors import ScoringInfraError
-from smolscript.scoring import outcome, resolve_service_url, score_code
+from smolscript.verdict import outcome, resolve_service_url, score_code
 
 ENV_ID = "smolscript"
 BEHAVIOUR_VERSION = "1.1.0"
@@ -90,8 +90,8 @@ class ServiceGate:
 
     async def score(self, task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
                     note: str, reward_only: bool = False) -> dict[str, Any]:
-        """`scoring.score_code` through the service, at most `concurrency` at once
-        (`reward_only`: see `scoring.score_reward_only`).
+        """`verdict.score_code` through the service, at most `concurrency` at once
+        (`reward_only`: see `verdict.score_reward_only`).
 
         Raises:
             ScoringInfraError: the service failed; the error names its URL.
@@ -134,7 +134,7 @@ async def score_reply(reply: str, task: Mapping[str, Any], hidden: Mapping[str, 
         prompt_too_long: the endpoint refused the prompt as longer than the model's context.
         reward_only: score the reward and what decides it only (`REWARD_ONLY_DECLARATION`):
             the same `passed`, `syntax_ok` and `empty_response`, a program job stopped at its
-            first failing test, no credit baselines (`scoring.score_reward_only`).
+            first failing test, no credit baselines (`verdict.score_reward_only`).
     Returns:
         the Score; `parsed` = the evaluated code (None when rejected), `reason` = the verdict's,
         `details` = {"assembly": {mode, note}, "verdict": the full verdict with `scoring_s`}.
