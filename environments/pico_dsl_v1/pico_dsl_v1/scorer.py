@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from smol_envs_core.scoring import Declaration, Metric, Score, empty_metric, zero_weight
 
-from .parse import parse_answer
 from .metrics import EXACT_LINE_METRICS, METRIC_NAMES, SIMILARITY_LINE_METRICS, score_answer
+from .parse import parse_answer
 from .shaped import shaped_line_similarity
 
 ENV_ID = "pico-dsl-v1"

@@ -36,9 +36,9 @@ from collections.abc import Sequence
 
 from smol_envs_core.reasoning import split_reasoning
 
+from .metrics import LINE_COUNT, line_similarity
 from .oracle import blind_outputs
 from .parse import ParsedAnswer
-from .metrics import LINE_COUNT, line_similarity
 
 # Share of the work's credit kept by a reply without the benchmark's form.
 FORM_FACTOR = 0.9
