@@ -35,7 +35,6 @@ from typing import Any
 
 from smolscript.types import validate_signature
 
-SLOTS = ("@@SOURCE@@", "@@READ_ARGS@@", "@@CALL_AND_PRINT@@")
 # A slot line: indentation, a line-comment opener (#, //, --), the slot name.
 _SLOT_LINE = re.compile(r"(?P<indent>[ \t]*)(?:#|//|--) (?P<slot>@@[A-Z_]+@@)")
 

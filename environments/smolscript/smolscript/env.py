@@ -22,7 +22,7 @@ from typing import Any
 import verifiers as vf
 from datasets import Dataset
 from smol_envs_core import vf031
-from smol_envs_core.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.classic import DeclaredRubric, classic_reply
 from smol_envs_core.endpoints import COMPLETIONS_ALIAS
 from smol_envs_core.options import classic_loader
 from smol_envs_core.policy import PolicyEnv
@@ -41,7 +41,6 @@ from smolscript.prompts import (
 )
 from smolscript.scorer import (
     BEHAVIOUR_VERSION,
-    DECLARATION,
     ServiceGate,
     declaration_for,
     score_reply,
@@ -86,9 +85,6 @@ class SmolscriptRubric(DeclaredRubric):
                      "verdict": score.details["verdict"]})
         state["info"] = info
         return score
-
-
-REWARD_FUNCS = reward_functions(DECLARATION)
 
 
 # --------------------------------------------------------------------------- environment

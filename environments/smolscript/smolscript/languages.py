@@ -18,7 +18,6 @@ from smolscript import drivers as _drivers
 from smolscript.types import validate_signature
 
 PROGRAM_LANGUAGES: tuple[str, ...] = ("python", "javascript", "cpp", "c", "lua", "csharp", "rust")
-BROWSER_LANGUAGES: tuple[str, ...] = ("html", "css")
 LANGUAGE_ORDER: tuple[str, ...] = (
     "python",
     "javascript",
