@@ -32,6 +32,7 @@ from smol_envs_core.scoring import Score
 from smolscript import data, splits
 from smolscript.assemble import ASSEMBLY_VERSION
 from smolscript.config import SmolscriptOptions, as_list, selected_tasks
+from smolscript.gate import ScoringGate
 from smolscript.prompts import (
     TEMPLATE_ID,
     build_prompt,
@@ -39,12 +40,7 @@ from smolscript.prompts import (
     make_token_counter,
     token_budget,
 )
-from smolscript.scorer import (
-    BEHAVIOUR_VERSION,
-    ServiceGate,
-    declaration_for,
-    score_reply,
-)
+from smolscript.scorer import BEHAVIOUR_VERSION, declaration_for, score_reply
 
 # --------------------------------------------------------------------------- rubric
 
@@ -57,7 +53,7 @@ class SmolscriptRubric(DeclaredRubric):
         tasks, hidden: public task rows and their hidden tests, by task id (a train split
             built later adds its rows).
         service_url: the scoring service; None reuses or starts the local one.
-        concurrency: scoring jobs in flight at once.
+        concurrency: scoring jobs in flight at once (the rubric's `gate.ScoringGate`).
         reward_only: score with `scorer.REWARD_ONLY_DECLARATION` (the same reward, a program
             job stopped at its first failing test, no `hidden_test_pass_rate`).
     """
@@ -68,7 +64,7 @@ class SmolscriptRubric(DeclaredRubric):
         super().__init__(declaration_for(reward_only), self.score_state_of)
         self.tasks = tasks
         self.hidden = hidden
-        self.gate = ServiceGate(service_url, concurrency)
+        self.gate = ScoringGate(service_url, concurrency)
         self.reward_only = reward_only
 
     async def score_state_of(self, state: dict) -> Score:
