@@ -28,8 +28,8 @@ from typing import Any
 import verifiers as vf
 from pico_dsl_v1 import load_environment
 from pico_dsl_v1.env import rollout_state
+from pico_dsl_v1.metrics import score_answer
 from pico_dsl_v1.parse import parse_answer
-from pico_dsl_v1.score import score_answer
 from smol_envs_core.text import completion_text
 from verifiers.types import State
 

@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pico_dsl_v1.metrics import score_answer
 from pico_dsl_v1.oracle import apply_tape
 from pico_dsl_v1.parse import parse_answer
 from pico_dsl_v1.prompt import format_question
-from pico_dsl_v1.score import score_answer
 from pico_dsl_v1.shaped import shaped_line_similarity
 from pico_dsl_v1.splits import eval_rows, train_rows
 

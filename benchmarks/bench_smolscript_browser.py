@@ -34,7 +34,7 @@ def busy_cpu_s() -> float:
 
 def browser_jobs(data: Path) -> list[dict]:
     """One job per browser check: each browser task's reference, then its negative control."""
-    from smolscript.scoring import build_browser_job
+    from smolscript.verdict import build_browser_job
 
     rows = [json.loads(line) for line in (data / "smolscript.jsonl").open(encoding="utf-8")]
     solutions = {}

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     from smol_envs_core import procman
     from smol_envs_core.server import serve
     from smolscript import data
-    from smolscript.scoring import resolve_service_url
+    from smolscript.verdict import resolve_service_url
 
     tasks = data.select_tasks("default", args.languages, None, args.per_language)
     env_args: dict[str, Any] = {"per_language": args.per_language,

@@ -24,7 +24,7 @@ EDITIONS = ("default-0.3.0", "default")
 async def measure(url: str | None) -> dict[tuple[str, str], list[dict]]:
     """{(edition, exploit): [verdict, ...]} over every applicable HTML/CSS task."""
     from smolscript.data import load_hidden, load_references, load_tasks
-    from smolscript.scoring import resolve_service_url, score_code
+    from smolscript.verdict import resolve_service_url, score_code
     from smolscript_builder.web.exploits import exploits
     from smolscript_sandbox.client import SandboxClient
 

@@ -58,7 +58,7 @@ async def baseline_check(check, row: dict, hidden: dict, client,
     check sends all its tests at once; a must-fail check runs them one by one in the
     validation's order and stops at its first failing test (as a MultiPL-E program stops at
     its first failing assertion)."""
-    from smolscript.scoring import score_code
+    from smolscript.verdict import score_code
     from smolscript_builder.validate import failure_order
 
     tests = hidden["tests"]
@@ -85,7 +85,7 @@ async def run_checks(checks, rows: dict, hidden: dict, url: str, width: int,
     """Run `checks` the service's way (at most `width` checks in flight, as the validation
     runs them) or the baseline's (at most `width` jobs in flight); returns wall seconds, jobs
     (baseline requests), tests and whether every verdict was as expected."""
-    from smolscript.scoring import score_code
+    from smolscript.verdict import score_code
     from smolscript_builder.validate import score_check
     from smolscript_sandbox.client import SandboxClient
 

@@ -26,8 +26,8 @@ class Recorder:
         self.active = True  # False: stop recording (the wrappers stay in place)
 
     def install(self) -> None:
-        """Wrap `SandboxClient`'s job calls and `smolscript.scoring`'s judges (process-wide)."""
-        from smolscript import scoring
+        """Wrap `SandboxClient`'s job calls and `smolscript.verdict`'s judges (process-wide)."""
+        from smolscript import verdict
         from smolscript_sandbox.client import SandboxClient
 
         original_program = SandboxClient.run_program_job
@@ -58,7 +58,7 @@ class Recorder:
         SandboxClient.run_program_job_until = run_program_job_until
         SandboxClient.run_browser_job = run_browser_job
         for name in ("judge_program", "judge_browser"):
-            setattr(scoring, name, self._timed(getattr(scoring, name)))
+            setattr(verdict, name, self._timed(getattr(verdict, name)))
 
     def _timed(self, judge):
         def run(*args, **kwargs):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 async def run_all(data: Path, url: str, width: int) -> dict[str, dict]:
     """{check key: verdict summary} of every check of the edition under `data`."""
-    from smolscript.scoring import score_code
+    from smolscript.verdict import score_code
     from smolscript_builder.validate import load_edition, plan_checks, score_check
     from smolscript_sandbox.client import SandboxClient
 

@@ -122,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="sampling and train-row seed")
     args = parser.parse_args(argv)
 
+    from pico_dsl_v1.metrics import score_answer
     from pico_dsl_v1.parse import parse_answer
     from pico_dsl_v1.prompt import SYSTEM_PROMPT
-    from pico_dsl_v1.score import score_answer
     from pico_dsl_v1.shaped import shaped_line_similarity
     from pico_dsl_v1.splits import prompt_key, train_rows
 

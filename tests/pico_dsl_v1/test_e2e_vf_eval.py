@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pico_dsl_v1.score import METRIC_NAMES
+from pico_dsl_v1.metrics import METRIC_NAMES
 from pico_dsl_v1.scorer import BEHAVIOUR_VERSION
 
 pytestmark = pytest.mark.e2e

@@ -11,8 +11,8 @@ import openai
 import pytest
 import verifiers as vf
 from pico_dsl_v1 import load_environment
-from pico_dsl_v1.env import METRIC_FUNCS, build_rubric, rollout_state
-from pico_dsl_v1.score import METRIC_NAMES
+from pico_dsl_v1.env import build_rubric, rollout_state
+from pico_dsl_v1.metrics import METRIC_NAMES
 from smol_envs_core.adapters.markers import END_OF_TURN_MARKERS
 from smol_envs_core.errors import InfrastructureError
 
@@ -100,7 +100,7 @@ def test_rubric_has_one_headline_reward() -> None:
     assert weights.pop("exact_match") == 1.0
     assert set(weights) == {*METRIC_NAMES, "empty_response"} - {"exact_match"}
     assert all(w == 0.0 for w in weights.values())
-    for func in METRIC_FUNCS:
+    for func in rubric._get_reward_funcs():
         assert func.__doc__ and "state" in inspect.signature(func).parameters
 
 

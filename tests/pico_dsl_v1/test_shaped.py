@@ -7,9 +7,9 @@ here each is held to a bound on the benchmark and on the train rows the GRPO scr
 from __future__ import annotations
 
 import pytest
+from pico_dsl_v1.metrics import score_answer
 from pico_dsl_v1.parse import parse_answer
 from pico_dsl_v1.prompt import EXAMPLE_DICTIONARY, EXAMPLE_INPUT, EXAMPLE_LINES, EXAMPLE_TAPE
-from pico_dsl_v1.score import score_answer
 from pico_dsl_v1.shaped import FORM_FACTOR, line_work, shaped_line_similarity
 from pico_dsl_v1.splits import eval_rows, train_rows
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from smolscript.frames import new_nonce
-from smolscript.scoring import program_job
+from smolscript.verdict import program_job
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.testing import TEST_URL
 

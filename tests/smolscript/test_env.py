@@ -11,7 +11,7 @@ from smolscript.env import (
     load_environment,
 )
 from smolscript.prompts import PromptTooLongError
-from smolscript.scoring import ScoringInfraError
+from smolscript.verdict import ScoringInfraError
 
 from tests.support.ports import closed_port_url
 from tests.support.smolscript_edition import adder_tasks, write_edition

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from smolscript import data
-from smolscript.env import REWARD_FUNCS
+from smolscript.scorer import DECLARATION
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 from tests.support.vf_eval import vf_eval
@@ -44,7 +44,7 @@ def test_vf_eval_completions_every_language(local_model_base_url, local_model_na
     assert len(rows) == 2 * len(data.LANGUAGE_ORDER)
     for row in rows:
         info, metrics = row["info"], row["metrics"]
-        assert {f.__name__ for f in REWARD_FUNCS} <= set(metrics)
+        assert set(DECLARATION.names) <= set(metrics)
         assert row["reward"] == metrics["passed"]
         assert "raw_completion" in info and "evaluated_code" in info
         assert info["template_id"] == "smolscript-completion-v1"

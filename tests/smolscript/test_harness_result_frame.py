@@ -5,7 +5,7 @@ program that prints the expected text itself and exits before returning (exit st
 not), that prints it and returns an empty string, that imitates the harness's result frame
 (without the job's nonce), that prints to stderr, and that hides the harness's output and
 prints the answer after it (atexit, exit events, finalizers). Each case goes through the real
-scoring service and host judge (`scoring.score_code`), one through the real rubric of
+scoring service and host judge (`verdict.score_code`), one through the real rubric of
 `load_environment`; a correct program that prints debug output still passes.
 """
 

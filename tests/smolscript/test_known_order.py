@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from smolscript import data
 from smolscript.assemble import body_of_reference
+from smolscript.gate import ScoringGate
 from smolscript.languages import LANGUAGE_ORDER
-from smolscript.scorer import BEHAVIOUR_VERSION, ServiceGate, score_reply
+from smolscript.scorer import BEHAVIOUR_VERSION, score_reply
 from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 from tests.support.scored_runs import compared, reported, scored_row, write_scored_run
@@ -25,7 +26,7 @@ CONSTANT = "I cannot write this program."
 
 
 async def _scores(replies: list[str], tasks: list[dict], hidden: dict) -> list:
-    gate = ServiceGate(TEST_URL, concurrency=2)
+    gate = ScoringGate(TEST_URL, concurrency=2)
     return await asyncio.gather(*(score_reply(reply, task, hidden[task["id"]], gate)
                                   for reply, task in zip(replies, tasks, strict=True)))
 

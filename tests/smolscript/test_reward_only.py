@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from smolscript.scorer import DECLARATION, REWARD_ONLY_DECLARATION
-from smolscript.scoring import score_code
+from smolscript.verdict import score_code
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.schema import ProgramReply, RunResult
 from smolscript_sandbox.testing import TEST_URL

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from smolscript.scoring import build_browser_job
+from smolscript.verdict import build_browser_job
 from smolscript.web import score_browser_result
 from smolscript_builder.web import generate_web_tasks
 from smolscript_sandbox.client import SandboxClient

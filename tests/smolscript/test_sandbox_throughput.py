@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from smolscript.languages import LANGUAGES
-from smolscript.scoring import score_code
+from smolscript.verdict import score_code
 from smolscript_builder.validate import Check, interleaved, score_check
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.schema import JobTest, ProgramJob, ProgramReply

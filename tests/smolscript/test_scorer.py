@@ -9,15 +9,16 @@ import socket
 import pytest
 from smolscript import data
 from smolscript.errors import ScoringInfraError
-from smolscript.scorer import DECLARATION, ServiceGate, score_reply
+from smolscript.gate import ScoringGate
+from smolscript.scorer import DECLARATION, score_reply
 
 pytestmark = pytest.mark.integration  # connects to a closed port
 
 
-def down_gate() -> ServiceGate:
+def down_gate() -> ScoringGate:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return ServiceGate(f"http://127.0.0.1:{sock.getsockname()[1]}", 1)
+        return ScoringGate(f"http://127.0.0.1:{sock.getsockname()[1]}", 1)
 
 
 def first_python_task() -> tuple[dict, dict]:

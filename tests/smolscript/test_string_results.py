@@ -5,7 +5,7 @@ Attacks (each tried first on main, where the trailing carriage return passed eve
 string that differs from the expected one by a carriage return, another control character, a
 line end, a look-alike Unicode character or a trailing space, and C's NULL / C#'s null, which
 the harnesses printed as "(null)" / "". Each case goes through the real scoring service and host
-judge (`scoring.score_code`); one through the real rubric of `load_environment`.
+judge (`verdict.score_code`); one through the real rubric of `load_environment`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Typed results (issue 25, item 1): the dynamically typed languages' harnesses check the
 declared result type before printing, so a value of another type that prints the expected
 text earns nothing. Each case goes through the real scoring service and host judge
-(`scoring.score_code`); a few through the real rubric of `load_environment`.
+(`verdict.score_code`); a few through the real rubric of `load_environment`.
 """
 
 from __future__ import annotations

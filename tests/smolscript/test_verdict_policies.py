@@ -2,14 +2,14 @@
 number printing and truncation, each through the real scoring service and host judge.
 
 Each case is a complete candidate source (imports, entry point, body), its signature and
-hidden tests; `verdict` scores it exactly as a rollout is scored (`scoring.score_code`).
+hidden tests; `verdict` scores it exactly as a rollout is scored (`verdict.score_code`).
 """
 
 from __future__ import annotations
 
 import pytest
 from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES
-from smolscript.scoring import score_code
+from smolscript.verdict import score_code
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.testing import TEST_URL
 

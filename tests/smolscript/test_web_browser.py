@@ -14,7 +14,7 @@ import threading
 import pytest
 from smolscript import data
 from smolscript.errors import ScoringInfraError
-from smolscript.scoring import build_browser_job
+from smolscript.verdict import build_browser_job
 from smolscript.web import compare, score_browser_result
 from smolscript_builder.web import generate_web_tasks
 from smolscript_builder.web.generator import LANGUAGES

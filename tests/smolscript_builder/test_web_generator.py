@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from smolscript.scoring import build_browser_job
+from smolscript.verdict import build_browser_job
 from smolscript_builder.web import generate_web_tasks
 from smolscript_sandbox.executor import validate_job
 from smolscript_sandbox.syntax import check_css_syntax, check_html_syntax

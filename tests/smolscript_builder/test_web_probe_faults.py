@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 from smolscript.data import load_hidden, load_references, load_tasks
-from smolscript.scoring import score_code
+from smolscript.verdict import score_code
 from smolscript_builder.web.exploits import exploits
 from smolscript_sandbox.client import SandboxClient
 from smolscript_sandbox.testing import TEST_URL

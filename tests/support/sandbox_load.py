@@ -18,8 +18,8 @@ from typing import Any
 
 from smolscript.frames import frame, harness_stdin
 from smolscript.languages import LANGUAGES, render_job_files
-from smolscript.scoring import build_browser_job
 from smolscript.types import canonical_output, encode_stdin
+from smolscript.verdict import build_browser_job
 from smolscript.web import score_browser_result
 from smolscript_builder.web import generate_web_tasks
 from smolscript_sandbox.client import SandboxClient

@@ -61,7 +61,7 @@ async def _score_all(tasks: Sequence[Mapping[str, Any]], hidden: Mapping[str, An
     """Each task's outcome (see `SaturatedRun.outcomes`), at most CONCURRENCY jobs in flight."""
     from smolscript.assemble import assemble_prediction
     from smolscript.errors import ScoringInfraError
-    from smolscript.scoring import score_code
+    from smolscript.verdict import score_code
     from smolscript_sandbox.client import SandboxClient
 
     gate = asyncio.Semaphore(CONCURRENCY)

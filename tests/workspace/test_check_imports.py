@@ -40,10 +40,10 @@ def test_a_tree_that_breaks_the_rules_fails(tmp_path, capsys):
     checker = _checker()
     files = {
         "services/smolscript_sandbox/smolscript_sandbox/app.py":
-            "def f():\n    from smolscript.scoring import score_code\n",
+            "def f():\n    from smolscript.verdict import score_code\n",
         "environments/smolscript/smolscript/__init__.py": "",
-        "environments/smolscript/smolscript/scoring.py": "from smolscript import build\n",
-        "environments/smolscript/smolscript/build.py": "from . import scoring\n",
+        "environments/smolscript/smolscript/verdict.py": "from smolscript import build\n",
+        "environments/smolscript/smolscript/build.py": "from . import verdict\n",
         "environments/pico_dsl_v1/pico_dsl_v1/env.py": "import smoltalkbench.judge\n",
         "environments/smoltalkbench/smoltalkbench/judge.py": "",
         "packages/smol_envs_core/smol_envs_core/report/build.py":
@@ -61,8 +61,8 @@ def test_a_tree_that_breaks_the_rules_fails(tmp_path, capsys):
     assert "FAIL no environment imports another" in out
     assert "pico_dsl_v1.env -> smoltalkbench.judge (env.py:1)" in out
     assert "FAIL the scoring service (smolscript_sandbox) imports no smolscript module" in out
-    assert "smolscript_sandbox.app -> smolscript.scoring (app.py:2)" in out  # a lazy import
-    assert "smolscript.build <-> smolscript.scoring" in out
+    assert "smolscript_sandbox.app -> smolscript.verdict (app.py:2)" in out  # a lazy import
+    assert "smolscript.build <-> smolscript.verdict" in out
     assert "smolscript <-> smolscript_sandbox" not in out
     assert "FAIL the core's adapters, server, report import none of each other" in out
     assert "smol_envs_core.report.build -> smol_envs_core.adapters.policy (build.py:2)" in out

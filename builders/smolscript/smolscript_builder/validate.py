@@ -3,7 +3,7 @@
 Every reference must pass every hidden test, every negative control must fail, every
 near-miss must fail, and so must the pipeline mutants (``mutants.py``) that only one hidden
 test catches (all non-equivalent mutants with ``mutants="all"``); checks go through the same
-host-side scoring as model answers (`smolscript.scoring.score_code`), so validation proves
+host-side scoring as model answers (`smolscript.verdict.score_code`), so validation proves
 what evaluation will see. The first failing check stops the run with its task ID. A missing
 service or toolchain (any infrastructure error) records "unverified" execution coverage and
 exits 2; static success never marks execution as passed. `scripts/validate_smolscript.py
@@ -195,7 +195,7 @@ async def execute(
     over languages; stop at the first failure (lowest index among the checks finished when it
     is seen). Program and browser checks use separate slot pools of the service, so that
     neither kind waits behind the other. Infrastructure errors propagate."""
-    from smolscript.scoring import score_code
+    from smolscript.verdict import score_code
 
     summary = ExecutionSummary(checks_planned=len(checks))
     summary.tasks = len({c.task_id for c in checks})
@@ -339,7 +339,7 @@ async def validate_full(
     """Plan and execute every check of the edition (or of `task_ids`), with the mutant
     checks `mutants` selects (`MUTANT_MODES`); infra problems give status unverified."""
     from smol_envs_core.errors import InfrastructureError
-    from smolscript.scoring import resolve_service_url
+    from smolscript.verdict import resolve_service_url
     from smolscript_sandbox.client import SandboxClient
 
     rows, solutions, hidden = load_edition(data_dir)

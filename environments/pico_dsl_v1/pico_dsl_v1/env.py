@@ -8,12 +8,11 @@ shared infrastructure-failure policy) and the record is kept in the rollout stat
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import verifiers as vf
-from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply
 from smol_envs_core.adapters.declaration import Declaration, Score
 from smol_envs_core.adapters.options import classic_loader
 from smol_envs_core.adapters.policy import PolicyEnv
@@ -53,9 +52,6 @@ def build_rubric(parser: vf.Parser | None = None,
     opt-in shaped reward); each rollout scored once by `score_state`."""
     return DeclaredRubric(declaration, partial(score_state, declaration=declaration),
                           parser=parser or PicoAnswerParser())
-
-
-METRIC_FUNCS: tuple[Callable[..., float], ...] = reward_functions(DECLARATION)
 
 
 def rollout_state(record: dict[str, Any], index: int, content: str) -> State:

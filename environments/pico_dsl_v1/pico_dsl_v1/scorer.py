@@ -1,7 +1,7 @@
 """pico-dsl-v1's one scoring function and its declaration (both adapters are made from them).
 
 `score_reply(reply, target_lines)` parses the reply once (`parse.parse_answer`) and scores it
-(`score.score_answer`, plus `shaped.shaped_line_similarity` for the opt-in shaped reward) into
+(`metrics.score_answer`, plus `shaped.shaped_line_similarity` for the opt-in shaped reward) into
 a `smol_envs_core.adapters.declaration.Score`. `DECLARATION` lists the classic columns (exact_match
 the reward); `SHAPED_DECLARATION` adds `shaped_line_similarity` as the reward of the v1 taskset's
 `reward="line_similarity"` option, with exact_match kept as a zero-weight metric. Pure: no
@@ -20,8 +20,8 @@ from smol_envs_core.adapters.declaration import (
     zero_weight,
 )
 
+from .metrics import EXACT_LINE_METRICS, METRIC_NAMES, SIMILARITY_LINE_METRICS, score_answer
 from .parse import parse_answer
-from .score import EXACT_LINE_METRICS, METRIC_NAMES, SIMILARITY_LINE_METRICS, score_answer
 from .shaped import shaped_line_similarity
 
 ENV_ID = "pico-dsl-v1"

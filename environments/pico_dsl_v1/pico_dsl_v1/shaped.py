@@ -11,7 +11,7 @@ the part of the task that is work:
 - Each is paid relative to the best *tape-blind* answer for it: the copy line, or the copy line
   under a whole-line case change or with every character doubled (`oracle.blind_outputs`;
   line 4's are their reverses), the answers a policy can give without reading the tape. With
-  `sim` the predicted line's similarity to the gold line (`score.line_similarity`: 1 - Levenshtein
+  `sim` the predicted line's similarity to the gold line (`metrics.line_similarity`: 1 - Levenshtein
   distance / longer length; a missing line 0) and `base` the best tape-blind answer's,
   `work = max(0, sim - base) / (1 - base)`: 1.0 for the gold line, 0 for anything no closer
   than a tape-blind answer. When a tape-blind answer equals the gold line (`base` = 1; the
@@ -25,7 +25,7 @@ the part of the task that is work:
 The lines read are the block's when the reply ends with an `<answer>` block, else the non-empty
 lines (stripped) after any reasoning trace, so that a reply without the block still earns credit
 for its work; nothing is read from inside a trace, and a trace that never closed earns 0.
-Pure; in [0, 1]; 1.0 exactly when `score.score_answer` gives exact_match 1.0 (a block of
+Pure; in [0, 1]; 1.0 exactly when `metrics.score_answer` gives exact_match 1.0 (a block of
 exactly the four gold lines): four gold lines followed by extra lines, or without the block,
 earn FORM_FACTOR. Never reported as the benchmark's score.
 """
@@ -36,9 +36,9 @@ from collections.abc import Sequence
 
 from smol_envs_core.adapters.reasoning import split_reasoning
 
+from .metrics import LINE_COUNT, line_similarity
 from .oracle import blind_outputs
 from .parse import ParsedAnswer
-from .score import LINE_COUNT, line_similarity
 
 # Share of the work's credit kept by a reply without the benchmark's form.
 FORM_FACTOR = 0.9
@@ -54,7 +54,7 @@ def line_work(predicted: str | None, target: str, blind: Sequence[str]) -> float
 
     Returns:
         max(0, sim(predicted) - base) / (1 - base) in [0, 1], where sim is the similarity to
-        `target` (`score.line_similarity`) and base the best sim among `blind`; when a blind
+        `target` (`metrics.line_similarity`) and base the best sim among `blind`; when a blind
         answer equals `target`, 1.0 if `predicted == target` else 0.0.
     """
     if target in blind:

@@ -41,7 +41,6 @@ COMPOSITE_MIN_PHENOMENA = 3
 SYMBOL_POOL = "0123456789#$%&*+=@^~ABCDEFGHJKMNPQRSTUVWXYZ"
 LITERAL_POOL = " .,;:!?-_/'"
 BRACKET_PAIRS: tuple[tuple[str, str], ...] = (("(", ")"), ("[", "]"), ("{", "}"))
-LITERAL_CHARS = LITERAL_POOL + "".join(a + b for a, b in BRACKET_PAIRS)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -321,8 +321,3 @@ def sources_equal(language: str, left: str, right: str) -> bool:
         except SyntaxError:
             return False
     return left.rstrip() == right.rstrip()
-
-
-def assemble_all(tasks: Sequence[Mapping[str, Any]], texts: Sequence[str]) -> list[Assembly]:
-    """`assemble_completion` over paired tasks and continuations."""
-    return [assemble_completion(task, text) for task, text in zip(tasks, texts, strict=True)]

@@ -166,7 +166,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     from smolscript.errors import ModelError, ScoringInfraError
     from smolscript.evaluate import EvaluationError, InfraStop, evaluate_predictions
-    from smolscript.scoring import resolve_service_url
+    from smolscript.verdict import resolve_service_url
 
     if args.predictions and (args.revision or args.max_new_tokens is not None):
         print("smolscript: --revision and --max-new-tokens apply to --model only",

@@ -22,7 +22,7 @@ from typing import Any
 import verifiers as vf
 from datasets import Dataset
 from smol_envs_core.adapters import vf031
-from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply, reward_functions
+from smol_envs_core.adapters.classic import DeclaredRubric, classic_reply
 from smol_envs_core.adapters.declaration import Score
 from smol_envs_core.adapters.options import classic_loader
 from smol_envs_core.adapters.policy import PolicyEnv
@@ -32,6 +32,7 @@ from smol_envs_core.server.endpoints import COMPLETIONS_ALIAS
 from smolscript import data, splits
 from smolscript.assemble import ASSEMBLY_VERSION
 from smolscript.config import SmolscriptOptions, as_list, selected_tasks
+from smolscript.gate import ScoringGate
 from smolscript.prompts import (
     TEMPLATE_ID,
     build_prompt,
@@ -39,13 +40,7 @@ from smolscript.prompts import (
     make_token_counter,
     token_budget,
 )
-from smolscript.scorer import (
-    BEHAVIOUR_VERSION,
-    DECLARATION,
-    ServiceGate,
-    declaration_for,
-    score_reply,
-)
+from smolscript.scorer import BEHAVIOUR_VERSION, declaration_for, score_reply
 
 # --------------------------------------------------------------------------- rubric
 
@@ -58,7 +53,7 @@ class SmolscriptRubric(DeclaredRubric):
         tasks, hidden: public task rows and their hidden tests, by task id (a train split
             built later adds its rows).
         service_url: the scoring service; None reuses or starts the local one.
-        concurrency: scoring jobs in flight at once.
+        concurrency: scoring jobs in flight at once (the rubric's `gate.ScoringGate`).
         reward_only: score with `scorer.REWARD_ONLY_DECLARATION` (the same reward, a program
             job stopped at its first failing test, no `hidden_test_pass_rate`).
     """
@@ -69,7 +64,7 @@ class SmolscriptRubric(DeclaredRubric):
         super().__init__(declaration_for(reward_only), self.score_state_of)
         self.tasks = tasks
         self.hidden = hidden
-        self.gate = ServiceGate(service_url, concurrency)
+        self.gate = ScoringGate(service_url, concurrency)
         self.reward_only = reward_only
 
     async def score_state_of(self, state: dict) -> Score:
@@ -86,9 +81,6 @@ class SmolscriptRubric(DeclaredRubric):
                      "verdict": score.details["verdict"]})
         state["info"] = info
         return score
-
-
-REWARD_FUNCS = reward_functions(DECLARATION)
 
 
 # --------------------------------------------------------------------------- environment

@@ -1,6 +1,6 @@
 """Standalone evaluator: score externally generated code (`{"id","code"}` JSONL) on smolscript.
 
-The run file machinery here (lock, resume checks, checkpoints, scoring pool, summary) is shared
+The run file machinery here (lock, resume checks, checkpoints, scoring tasks, summary) is shared
 with the model path, `smolscript.evaluate_model` (`smolscript evaluate --model`).
 
 `evaluate_predictions(...)` assembles each prediction (complete source, raw or one fenced
@@ -38,16 +38,16 @@ from smol_envs_core.errors import InfrastructureError
 from smolscript import data, report
 from smolscript.assemble import ASSEMBLY_VERSION, assemble_prediction
 from smolscript.errors import EvaluationError, InfraStop, ScoringInfraError
+from smolscript.gate import ScoringGate, Slot
 from smolscript.scorer import BEHAVIOUR_VERSION
-from smolscript.scoring import ScoringClient, score_code
 
 RESULTS_FORMAT = "smolscript-results-v1"
 # Modules whose code decides a verdict; their bytes form the runner hash.
-RUNNER_MODULES = ("assemble.py", "scopes.py", "scoring.py", "types.py", "frames.py", "harness.py",
+RUNNER_MODULES = ("assemble.py", "scopes.py", "verdict.py", "types.py", "frames.py", "drivers.py",
                   "languages.py", "web/compare.py", "web/values.py",
-                  *(f"harnesses/{name}" for name in ("python.py", "javascript.js", "c.c",
-                                                     "cpp.cpp", "csharp.cs", "rust.rs",
-                                                     "lua.lua")))
+                  *(f"drivers/{name}" for name in ("python.py", "javascript.js", "c.c",
+                                                   "cpp.cpp", "csharp.cs", "rust.rs",
+                                                   "lua.lua")))
 
 
 def runner_hash() -> str:
@@ -255,26 +255,28 @@ def task_record(task: Mapping[str, Any], verdict: Mapping[str, Any], code: str |
             **extra, **verdict}
 
 
-class ScoringPool:
-    """Scoring coroutines with at most `concurrency` in flight; `on_done(record)` is called
-    in the event loop as each finishes. The first failure (a ScoringInfraError) is re-raised
-    by `raise_failure` or `drain`, which cancel the rest."""
+class ScoringTasks:
+    """The scoring coroutines of one run, each holding a slot of the run's gate
+    (`gate.ScoringGate`) for its whole scoring, so at most the gate's `concurrency` are in
+    flight and a task waiting for a slot has not started; `on_done(record)` is called in the
+    event loop as each finishes. The first failure (a ScoringInfraError) is re-raised by
+    `raise_failure` or `drain`, which cancel the rest."""
 
-    def __init__(self, concurrency: int, on_done: Callable[[dict], None]):
-        self.semaphore = asyncio.Semaphore(concurrency)
+    def __init__(self, gate: ScoringGate, on_done: Callable[[dict], None]):
+        self.gate = gate
         self.on_done = on_done
         self.futures: list[asyncio.Future] = []
         self.failed = False
 
-    def submit(self, score: Callable[[], Awaitable[dict]]) -> None:
-        """Schedule one task's scoring (`score()` returns its record); none starts after a
-        failure."""
+    def submit(self, score: Callable[[Slot], Awaitable[dict]]) -> None:
+        """Schedule one task's scoring (`score(slot)` sends on the slot it is given and
+        returns the task's record); none starts after a failure."""
         async def one() -> None:
-            async with self.semaphore:
+            async with self.gate.slot() as slot:
                 if self.failed:
                     return
                 try:
-                    record = await score()
+                    record = await score(slot)
                 except BaseException:
                     self.failed = True
                     raise
@@ -303,13 +305,14 @@ class ScoringPool:
 
 
 async def _score_all(tasks: Sequence[Mapping[str, Any]], hidden: Mapping[str, Mapping],
-                     predictions: Mapping[str, str], client: ScoringClient, concurrency: int,
+                     predictions: Mapping[str, str], gate: ScoringGate,
                      on_done: Callable[[dict], None]) -> None:
-    """Score tasks with at most `concurrency` in flight; the first infra error cancels all."""
-    pool = ScoringPool(concurrency, on_done)
+    """Score tasks with at most the gate's `concurrency` in flight; the first infra error
+    cancels all."""
+    pool = ScoringTasks(gate, on_done)
 
-    def scorer(task: Mapping[str, Any]) -> Callable[[], Awaitable[dict]]:
-        async def score() -> dict:
+    def scorer(task: Mapping[str, Any]) -> Callable[[Slot], Awaitable[dict]]:
+        async def score(slot: Slot) -> dict:
             code = predictions.get(task["id"])
             if code is None:
                 verdict = {"passed": False, "syntax_ok": False, "hidden_test_pass_rate": 0.0,
@@ -317,7 +320,7 @@ async def _score_all(tasks: Sequence[Mapping[str, Any]], hidden: Mapping[str, Ma
                            "tests": []}
                 return task_record(task, verdict, None, None)
             assembly = assemble_prediction(task, code)
-            verdict = await score_code(task, hidden[task["id"]], assembly.code, client,
+            verdict = await slot.score(task, hidden[task["id"]], assembly.code,
                                        assembly.note)
             return task_record(task, verdict, assembly.code,
                                {"mode": assembly.mode, "note": assembly.note})
@@ -376,7 +379,8 @@ def evaluate_predictions(
 
         async def main() -> None:
             async with client_factory() as client:
-                await _score_all(todo, hidden, predictions, client, concurrency, on_done)
+                await _score_all(todo, hidden, predictions,
+                                 ScoringGate.on_client(client, concurrency), on_done)
 
         try:
             asyncio.run(main())

@@ -34,7 +34,7 @@ from smolscript.backends import DECODING, Backend
 from smolscript.errors import EvaluationError
 from smolscript.evaluate import (
     Run,
-    ScoringPool,
+    ScoringTasks,
     base_settings,
     checkpoint,
     finish,
@@ -44,28 +44,15 @@ from smolscript.evaluate import (
     stop_run,
     task_record,
 )
+from smolscript.gate import ScoringGate, Slot
 from smolscript.generate import BatchRunner, Job, plan_batches, totals
 from smolscript.models import ModelRef
 from smolscript.prompts import BUDGETS_VERSION, TEMPLATE_ID, build_prompt, token_budget
 from smolscript.scorer import score_reply
-from smolscript.scoring import score_code
 
 # Modules whose code decides what is generated; their bytes form the generator hash.
 GENERATOR_MODULES = ("backends.py", "generate.py", "prompts.py", "evaluate_model.py")
 Progress = Callable[[str, int, int], None]
-
-
-class ClientGate:
-    """The `gate` `scorer.score_reply` scores through, on one open scoring client."""
-
-    def __init__(self, client: Any):
-        self.client = client
-
-    async def score(self, task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
-                    note: str, reward_only: bool = False) -> dict[str, Any]:
-        """`scoring.score_code` on this client, the gate `scorer.score_reply` calls (the same
-        signature as the environment's gate; raises ScoringInfraError)."""
-        return await score_code(task, hidden, code, self.client, note, reward_only=reward_only)
 
 
 def model_settings(model: ModelRef, backend: Backend, batch_size: int,
@@ -191,15 +178,14 @@ def evaluate_model(
 
         async def main() -> None:
             async with client_factory() as client:
-                gate = ClientGate(client)
-                pool = ScoringPool(concurrency, on_done)
+                pool = ScoringTasks(ScoringGate.on_client(client, concurrency), on_done)
 
-                def scorer(task_id: str) -> Callable[[], Awaitable[dict]]:
-                    async def score() -> dict:
+                def scorer(task_id: str) -> Callable[[Slot], Awaitable[dict]]:
+                    async def score(slot: Slot) -> dict:
                         entry = generations[task_id]
                         task = by_id[task_id]
                         result = await score_reply(
-                            entry["raw_completion"], task, hidden[task_id], gate,
+                            entry["raw_completion"], task, hidden[task_id], slot,
                             prompt_too_long=entry["status"] == "prompt_too_long")
                         return _record(task, entry, result)
                     return score

@@ -14,11 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from smolscript import harness as _harness
+from smolscript import drivers as _drivers
 from smolscript.types import validate_signature
 
 PROGRAM_LANGUAGES: tuple[str, ...] = ("python", "javascript", "cpp", "c", "lua", "csharp", "rust")
-BROWSER_LANGUAGES: tuple[str, ...] = ("html", "css")
 LANGUAGE_ORDER: tuple[str, ...] = (
     "python",
     "javascript",
@@ -59,7 +58,7 @@ class LanguageSpec:
     comment: str  # line-comment opener used for task comments ("<!--"/"/*" for browser ones)
     extension: str
     source_name: str | None = None  # the job's main file (the runtime compiles/runs it)
-    harness: _harness.HarnessSpec | None = None
+    harness: _drivers.HarnessSpec | None = None
     signature: Signature | None = None
     imports: str = ""
     entry_point: str = "solve"
@@ -100,7 +99,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="#",
         extension="py",
         source_name="main.py",
-        harness=_harness.PYTHON,
+        harness=_drivers.PYTHON,
         signature=Signature(
             param={t: "{name}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
             returns={t: "" for t in ("int", "bool", "str", "list[int]")},
@@ -116,7 +115,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="js",
         source_name="main.js",
-        harness=_harness.JAVASCRIPT,
+        harness=_drivers.JAVASCRIPT,
         signature=Signature(
             param={t: "{name}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
             returns={t: "" for t in ("int", "bool", "str", "list[int]")},
@@ -138,7 +137,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="cpp",
         source_name="main.cpp",
-        harness=_harness.CPP,
+        harness=_drivers.CPP,
         imports="#include <algorithm>\n#include <cstdlib>\n#include <string>\n#include <vector>\n",
         signature=Signature(
             param={
@@ -161,7 +160,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="c",
         source_name="main.c",
-        harness=_harness.C,
+        harness=_drivers.C,
         imports="#include <stdbool.h>\n#include <stdlib.h>\n#include <string.h>\n",
         signature=Signature(
             param={
@@ -185,7 +184,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="--",
         extension="lua",
         source_name="main.lua",
-        harness=_harness.LUA,
+        harness=_drivers.LUA,
         signature=Signature(
             param={t: "{name}" for t in ("int", "bool", "str", "list[int]", "list[str]")},
             returns={t: "" for t in ("int", "bool", "str", "list[int]")},
@@ -201,7 +200,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="cs",
         source_name="main.cs",
-        harness=_harness.CSHARP,
+        harness=_drivers.CSHARP,
         imports="using System;\nusing System.Collections.Generic;\nusing System.Linq;\n",
         entry_point="Solve",
         signature=Signature(
@@ -226,7 +225,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         comment="//",
         extension="rs",
         source_name="main.rs",
-        harness=_harness.RUST,
+        harness=_drivers.RUST,
         signature=Signature(
             param={
                 "int": "{name}: i32",
@@ -265,5 +264,5 @@ def render_job_files(
         raise ValueError(f"{language} is not a program language")
     entry = entry_point or spec.entry_point
     return {
-        spec.source_name: _harness.render_harnessed_source(spec.harness, source, entry, signature)
+        spec.source_name: _drivers.render_harnessed_source(spec.harness, source, entry, signature)
     }

@@ -2,26 +2,25 @@
 
 `score_reply(reply, task, hidden, gate)` assembles the reply onto the task's head
 (`assemble.assemble_completion`), runs the hidden tests once through the scoring service
-(`scoring.score_code`) and returns a `smol_envs_core.adapters.declaration.Score`: the
+(`verdict.score_code`) and returns a `smol_envs_core.adapters.declaration.Score`: the
 reward is `passed`.
 The classic rubric (`env.py`) and the v1 task (`taskset.py`) both call it, so both handle a
 prompt that is too long, an assembly rejection (failed without a service call) and a service
-failure (`ScoringInfraError` naming the service's URL) the same way. No verifiers import.
+failure (`ScoringInfraError` naming the service's URL) the same way; the service is reached
+through the one scoring gate (`gate.py`). No verifiers import.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
 from smol_envs_core.adapters.declaration import Declaration, Metric, Score, empty_metric
 
 from smolscript.assemble import assemble_completion
-from smolscript.errors import ScoringInfraError
-from smolscript.scoring import outcome, resolve_service_url, score_code
+from smolscript.gate import ScoringGate, Slot
+from smolscript.verdict import outcome, score_code
 
 ENV_ID = "smolscript"
 BEHAVIOUR_VERSION = "1.1.0"
@@ -57,62 +56,6 @@ def declaration_for(reward_only: bool) -> Declaration:
     return REWARD_ONLY_DECLARATION if reward_only else DECLARATION
 
 
-class ServiceGate:
-    """The scoring service of one adapter: its URL (resolved, and if needed started, once) and
-    a bound on jobs in flight, per event loop.
-
-    Args:
-        requested_url: the service URL, or None to reuse or start the local one.
-        concurrency: scoring jobs in flight at once (>= 1).
-    """
-
-    def __init__(self, requested_url: str | None, concurrency: int):
-        self.requested_url = requested_url
-        self.concurrency = concurrency
-        self._url: str | None = None
-        self._gates: dict[int, tuple[asyncio.Lock, asyncio.Semaphore]] = {}
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary())
-
-    def _gate(self) -> tuple[asyncio.Lock, asyncio.Semaphore]:
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._gates:
-            self._gates[loop] = (asyncio.Lock(), asyncio.Semaphore(self.concurrency))
-        return self._gates[loop]
-
-    async def url(self) -> str:
-        """The service's URL (resolved in a thread at the first call; raises
-        ScoringInfraError when no service can be reached or started)."""
-        lock, _ = self._gate()
-        async with lock:
-            if self._url is None:
-                self._url = await asyncio.to_thread(resolve_service_url, self.requested_url)
-        return self._url
-
-    async def score(self, task: Mapping[str, Any], hidden: Mapping[str, Any], code: str,
-                    note: str, reward_only: bool = False) -> dict[str, Any]:
-        """`scoring.score_code` through the service, at most `concurrency` at once
-        (`reward_only`: see `scoring.score_reward_only`).
-
-        Raises:
-            ScoringInfraError: the service failed; the error names its URL.
-        """
-        from smolscript_sandbox.client import SandboxClient
-
-        url = await self.url()
-        _, semaphore = self._gate()
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:  # one pooled client per event loop: making one costs ~50 ms CPU
-            client = self._clients[loop] = SandboxClient(url, max_concurrency=self.concurrency)
-        try:
-            async with semaphore:
-                return await score_code(task, hidden, code, client, note,
-                                        reward_only=reward_only)
-        except ScoringInfraError as exc:
-            raise ScoringInfraError(exc.reason, exc.url or url) from exc
-
-
 def _failure(verdict: Mapping[str, Any], empty: bool) -> str | None:
     if verdict["passed"]:
         return None
@@ -124,18 +67,19 @@ def _failure(verdict: Mapping[str, Any], empty: bool) -> str | None:
 
 
 async def score_reply(reply: str, task: Mapping[str, Any], hidden: Mapping[str, Any],
-                      gate: ServiceGate, *, prompt_too_long: bool = False,
+                      gate: ScoringGate | Slot, *, prompt_too_long: bool = False,
                       reward_only: bool = False) -> Score:
     """Score one reply (a raw continuation, one fenced block or a whole definition).
 
     Args:
         reply: the model's text, end-of-turn markers already removed by the adapter.
         task: the public task row; hidden: its hidden tests (host side only).
-        gate: the scoring service (not called for a prompt too long or a rejected assembly).
+        gate: the scoring gate (`gate.ScoringGate`), or a slot of it the caller already holds
+            (not called for a prompt too long or a rejected assembly).
         prompt_too_long: the endpoint refused the prompt as longer than the model's context.
         reward_only: score the reward and what decides it only (`REWARD_ONLY_DECLARATION`):
             the same `passed`, `syntax_ok` and `empty_response`, a program job stopped at its
-            first failing test, no credit baselines (`scoring.score_reward_only`).
+            first failing test, no credit baselines (`verdict.score_reward_only`).
     Returns:
         the Score; `parsed` = the evaluated code (None when rejected), `reason` = the verdict's,
         `details` = {"assembly": {mode, note}, "verdict": the full verdict with `scoring_s`}.

@@ -23,8 +23,9 @@ from smol_envs_core.adapters.v1 import DeclaredTask
 
 from smolscript import data
 from smolscript.config import ScoringOptions, SelectionOptions, selected_tasks
+from smolscript.gate import ScoringGate
 from smolscript.prompts import build_prompt, check_context, make_token_counter, token_budget
-from smolscript.scorer import DECLARATION, ServiceGate, declaration_for, score_reply
+from smolscript.scorer import DECLARATION, declaration_for, score_reply
 
 ENV_ID = "smolscript"
 CHAT_SYSTEM_PROMPT = (
@@ -55,9 +56,10 @@ def edition_tables(edition: str) -> tuple[dict[str, dict], dict[str, dict]]:
 
 
 @cache
-def service_gate(requested_url: str | None, concurrency: int) -> ServiceGate:
-    """One scoring-service gate per service option and process (bounds per event loop)."""
-    return ServiceGate(requested_url, concurrency)
+def service_gate(requested_url: str | None, concurrency: int) -> ScoringGate:
+    """One scoring gate (`gate.ScoringGate`) per service option and process (bounds per event
+    loop)."""
+    return ScoringGate(requested_url, concurrency)
 
 
 class SmolscriptTask(DeclaredTask, vf.Task[SmolscriptData, vf.State, SmolscriptTaskConfig]):

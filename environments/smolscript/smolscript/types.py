@@ -1,6 +1,6 @@
 """Value types of smolscript program tasks and their wire format (stdin in, stdout out).
 
-Every program job feeds a candidate's entry point through a harness (see ``harness.py``): the
+Every program job feeds a candidate's entry point through a harness (see ``drivers.py``): the
 harness reads the arguments from stdin in the line format written by :func:`encode_stdin` and
 prints the return value as :func:`canonical_output` spells it, framed with the job's nonce
 (``smolscript.frames``: the nonce line comes before the arguments on stdin). The host compares

@@ -62,14 +62,14 @@ PYTHON_COMPILE = (
     "    sys.stderr.write(''.join(traceback.format_exception_only(exc)))\n"
     "    sys.exit(1)\n"
 )
-# What every C++ file of smolscript's harness (harnesses/cpp.cpp) opens with: its rename of the
+# What every C++ file of smolscript's harness (drivers/cpp.cpp) opens with: its rename of the
 # candidate's `main`, then the task's imports (the same four headers in every C++ task).
 # Precompiled at start-up (prebuilt.py), it takes about a third off a C++ compile.
 CPP_PREAMBLES = (
     Preamble(defines=(("main", "smol_candidate_main"),),
              headers=("algorithm", "cstdlib", "string", "vector")),
 )
-# The class of smolscript's C# harness (harnesses/csharp.cs) that holds the entry point.
+# The class of smolscript's C# harness (drivers/csharp.cs) that holds the entry point.
 CSHARP_HARNESS_CLASS = "SmolHarness"
 
 RUNTIMES: dict[str, Runtime] = {

@@ -1,7 +1,10 @@
-"""Harnesses: real code per language that feeds a candidate's entry point from stdin.
+"""Drivers: the per-language test harness programs that feed a candidate's entry point from stdin.
+
+(Named "drivers" so that "harness" is left to the verifiers harness the package exports; the
+code below still calls each driver's template and spec a harness.)
 
 A job's source file is the candidate's complete source with the language's harness appended.
-Each harness template is an ordinary source file in its language (``harnesses/python.py``,
+Each harness template is an ordinary source file in its language (``drivers/python.py``,
 ``c.c``, ``cpp.cpp``, ``csharp.cs``, ``rust.rs``, ``lua.lua``, ``javascript.js``, read as
 package data) with three named slots, each a comment line of its own: ``@@SOURCE@@``,
 ``@@READ_ARGS@@`` and ``@@CALL_AND_PRINT@@`` (for example ``    // @@READ_ARGS@@``). A slot line
@@ -32,25 +35,24 @@ from typing import Any
 
 from smolscript.types import validate_signature
 
-SLOTS = ("@@SOURCE@@", "@@READ_ARGS@@", "@@CALL_AND_PRINT@@")
 # A slot line: indentation, a line-comment opener (#, //, --), the slot name.
 _SLOT_LINE = re.compile(r"(?P<indent>[ \t]*)(?:#|//|--) (?P<slot>@@[A-Z_]+@@)")
 
 
 @cache
 def template(name: str) -> str:
-    """The text of harness template ``harnesses/<name>`` (package data).
+    """The text of harness template ``drivers/<name>`` (package data).
 
     Raises FileNotFoundError for an unknown file name.
     """
-    return resources.files(__package__).joinpath("harnesses", name).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("drivers", name).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
 class HarnessSpec:
     """One language's harness: template file, per-type argument readers and result printers.
 
-    ``template_file`` names the template under ``harnesses/``. ``read`` maps a value type to a
+    ``template_file`` names the template under ``drivers/``. ``read`` maps a value type to a
     statement template with ``{var}`` (the argument variable).
     ``arg`` maps a value type to how that variable is passed (``{var}``; C adds a length).
     ``call_and_print`` maps a return type to statements with ``{call}`` (entry-point call

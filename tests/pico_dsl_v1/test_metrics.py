@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from pico_dsl_v1.metrics import METRIC_NAMES, line_similarity, score_answer
 from pico_dsl_v1.parse import parse_answer
-from pico_dsl_v1.score import METRIC_NAMES, line_similarity, score_answer
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ import ast
 import subprocess
 
 import pytest
-from smolscript import harness
+from smolscript import drivers
 from smolscript.languages import LANGUAGES, PROGRAM_LANGUAGES
 
 from tests.smolscript._toolchains import RUSTC
@@ -29,7 +29,7 @@ HARNESS_CHECKS = {  # each template file, as it is on disk, is valid code in its
 def test_harness_templates_are_real_source_files(name, tmp_path):
     """A reviewer of the language reads the template as code: it compiles as it stands (its
     slots are comment lines), and every program language's harness names its file."""
-    text = harness.template(name)
+    text = drivers.template(name)
     assert [line.strip() for line in text.splitlines() if "@@" in line][0].endswith("@@SOURCE@@")
     path = tmp_path / name
     path.write_text(text)
