@@ -244,7 +244,8 @@ def prompt_rows(llama: Any, token_lists: list[list[int]]
 def read_rows(llama: Any, token_lists: list[list[int]],
               reads: Sequence[Collection[int]] | None = None) -> list[Rows]:
     """Each token list's logits at the positions `reads` names for it (every position when
-    `reads` is None), bit-identical to those of a fresh evaluation of the list alone.
+    `reads` is None), bit-identical to those of a fresh evaluation of the list alone (with
+    `reads`, measured so on plain attention only: `prefix_reuse_is_exact`, module doc).
 
     Lists sharing a prefix (`shared_prefix`, models with plain attention only) evaluate it once
     and then their own tokens on it; the prefix's rows are computed and normalised once for all
