@@ -1,76 +1,197 @@
 """Prompt processing of the local models with logits at every position (llama-cpp-python's
-`logits_all`, what every server request paid before) and at the last position only (what a
-request without log-probabilities pays now: `smol_envs_core.server.output_rows`), in one run.
+`logits_all`, what an echoed log-likelihood request without `echo_logprobs_from` pays), at the
+last position only (what a request without log-probabilities pays:
+`smol_envs_core.server.output_rows`) and at the positions a log-likelihood request reads
+(`--read` positions at the prompt's end, as a continuation's: `output_rows.READ_ROWS`; the server uses it for plain-attention models only,
+see `smol_envs_core.server.loglik`), against plain transformers in float32 on the same
+model (the GGUF file's weights dequantized by transformers' `gguf_file=` loader) and the same
+prompt tokens, in one run; and greedy generation of both.
 
 For each model (`--models`), a Llama loaded as the server loads it (n_ctx 2048, logits_all,
 `--threads` for prompts and generation) evaluates the same prompt of about `--tokens` tokens
-from an empty cache, `--rounds` times in each mode, alternating; prints prompt tokens/s (median)
-per mode, the ratio, whether the last position's logits were bit-identical, and the 1-minute
-load average before and after each model.
+from an empty cache, `--rounds` times in each mode, alternating; then generates `-n` tokens
+greedily after a short prompt (`Llama.generate`, the server's path, last row only). With
+`--transformers-python` (a Python with torch, transformers and gguf; not the workspace's venv,
+see README), the same is timed there in a subprocess at the same thread count: a forward pass
+over the prompt (logits at every position, and with `logits_to_keep=1`) and `generate` of `-n`
+new tokens. Prints prompt tokens/s and generation tokens/s (medians), the ratios, whether the
+last and read rows' logits were bit-identical to every row's, and the 1-minute load average
+before and after each model.
 
     uv run python benchmarks/bench_serve_prompt_rows.py [--models smollm2-135m,gemma-3-270m]
-        [--threads 1] [--tokens 400] [--rounds 5]
+        [--threads 1] [--tokens 400] [--rounds 5] [--read 8] [-n 32]
+        [--transformers-python /tmp/tf-venv/bin/python]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import time
 
-import numpy as np
-from smol_envs_core.server import models, output_rows
-from smol_envs_core.server.serve import N_CTX
-
 SENTENCE = "The quick brown fox jumps over the lazy dog. "
+GEN_PROMPT = "def fibonacci(n):\n"
+MODES = ("every row", "last row", "read rows")
 
 
-def evaluate(llama, tokens: list[int], all_rows: bool) -> tuple[float, np.ndarray]:
-    """(seconds, last row's logits) of one fresh evaluation of `tokens` in the given mode."""
+def evaluate(llama, tokens: list[int], mode: str, read: frozenset[int]):
+    """(seconds, logits at `read`'s positions (sorted), (len(read), n_vocab)) of one fresh
+    evaluation of `tokens` in `mode`."""
+    import numpy as np
+    from smol_envs_core.server import output_rows
+
     llama.reset()
-    token = output_rows.ALL_ROWS.set(all_rows)
+    every = output_rows.ALL_ROWS.set(mode == "every row")
+    only = output_rows.READ_ROWS.set(read if mode == "read rows" else None)
     try:
         start = time.perf_counter()
         llama.eval(tokens)
         seconds = time.perf_counter() - start
     finally:
-        output_rows.ALL_ROWS.reset(token)
-    return seconds, np.array(llama.scores[len(tokens) - 1])
+        output_rows.READ_ROWS.reset(only)
+        output_rows.ALL_ROWS.reset(every)
+    return seconds, np.array(llama.scores[sorted(read)])
+
+
+def generate(llama, n: int) -> float:
+    """Seconds to generate `n` greedy tokens after `GEN_PROMPT` (prompt included), as the
+    server does for a request without log-probabilities (last row only, fresh cache)."""
+    from smol_envs_core.server import output_rows
+
+    prompt = llama.tokenize(GEN_PROMPT.encode(), add_bos=True)
+    every = output_rows.ALL_ROWS.set(False)
+    try:
+        llama.reset()
+        start = time.perf_counter()
+        for count, _ in enumerate(llama.generate(prompt, temp=0.0, repeat_penalty=1.0), 1):
+            if count == n:
+                break
+        return time.perf_counter() - start
+    finally:
+        output_rows.ALL_ROWS.reset(every)
+
+
+def llama_side(key: str, args) -> tuple[list[int], dict[str, float], float, bool, bool]:
+    """(prompt tokens, prompt tokens/s per mode, generation tokens/s, last row bit-identical,
+    read rows bit-identical) of our server's path for model `key`."""
+    from llama_cpp import Llama
+    from smol_envs_core.server import models, output_rows
+    from smol_envs_core.server.serve import N_CTX
+
+    output_rows.selective_rows(Llama)
+    llama = Llama(model_path=str(models.get(key).locate()), n_ctx=N_CTX,
+                  n_threads=args.threads, n_threads_batch=args.threads, logits_all=True,
+                  verbose=False)
+    tokens = llama.tokenize((SENTENCE * (args.tokens // 10 + 1)).encode(), add_bos=True)
+    tokens = tokens[:args.tokens]
+    read = frozenset(range(len(tokens) - args.read, len(tokens)))
+    timings: dict[str, list[float]] = {mode: [] for mode in MODES}
+    rows = {}
+    evaluate(llama, tokens, "last row", read)  # warm-up
+    for _ in range(args.rounds):
+        for mode in MODES:
+            seconds, rows[mode] = evaluate(llama, tokens, mode, read)
+            timings[mode].append(seconds)
+    rate = {mode: len(tokens) / statistics.median(t) for mode, t in timings.items()}
+    gen = args.n / statistics.median(generate(llama, args.n) for _ in range(args.rounds))
+    import numpy as np
+
+    last_same = np.array_equal(rows["last row"][-1], rows["every row"][-1])
+    read_same = np.array_equal(rows["read rows"], rows["every row"])
+    return tokens, rate, gen, last_same, read_same
+
+
+def transformers_side(spec: dict) -> dict[str, float]:
+    """Run inside the transformers Python: prompt tokens/s of a float32 forward pass over
+    `spec["tokens"]` (every position's logits, and the last's only) and generation tokens/s of
+    `spec["n"]` greedy tokens after `spec["gen_prompt"]`, medians of `spec["rounds"]`."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    torch.set_num_threads(spec["threads"])
+    folder, name = os.path.split(spec["gguf"])
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
+    model.eval()
+    ids = torch.tensor([spec["tokens"]])
+    gen_ids = torch.tensor([spec["gen_prompt"]])
+    timings: dict[str, list[float]] = {"every row": [], "last row": [], "generation": []}
+    with torch.inference_mode():
+        model(ids[:, :8])  # warm-up
+        for _ in range(spec["rounds"]):
+            for mode, keep in (("every row", 0), ("last row", 1)):
+                start = time.perf_counter()
+                model(ids, logits_to_keep=keep)
+                timings[mode].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            out = model.generate(gen_ids, attention_mask=torch.ones_like(gen_ids),
+                                 max_new_tokens=spec["n"], min_new_tokens=spec["n"],
+                                 do_sample=False, pad_token_id=0)
+            timings["generation"].append(time.perf_counter() - start)
+            assert out.shape[1] - gen_ids.shape[1] == spec["n"]
+    rates = {mode: len(spec["tokens"]) / statistics.median(timings[mode])
+             for mode in ("every row", "last row")}
+    rates["generation"] = spec["n"] / statistics.median(timings["generation"])
+    return rates
+
+
+def run_transformers(python: str, key: str, tokens: list[int], args) -> dict[str, float]:
+    """`transformers_side` for model `key` in the Python at `python` (a subprocess)."""
+    from llama_cpp import Llama
+    from smol_envs_core.server import models
+
+    gguf = str(models.get(key).locate())
+    vocab_only = Llama(model_path=gguf, vocab_only=True, verbose=False)
+    spec = {"gguf": gguf, "tokens": tokens, "threads": args.threads, "rounds": args.rounds,
+            "n": args.n, "gen_prompt": vocab_only.tokenize(GEN_PROMPT.encode(), add_bos=True)}
+    done = subprocess.run([python, __file__, "--transformers-side", json.dumps(spec)],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "OMP_NUM_THREADS": str(args.threads)})
+    if done.returncode:
+        raise RuntimeError(f"transformers side failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line entry: print one line per model."""
+    """Command line entry: print a few lines per model."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", default="smollm2-135m,gemma-3-270m")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--tokens", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--read", type=int, default=8,
+                        help="positions read at the prompt's end (a continuation's rows)")
+    parser.add_argument("-n", type=int, default=32, help="generated tokens")
+    parser.add_argument("--transformers-python", default=None)
+    parser.add_argument("--transformers-side", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    from llama_cpp import Llama
-
-    output_rows.selective_rows(Llama)
-    print(f"{os.cpu_count()} CPUs, {args.threads} thread(s), medians of {args.rounds} rounds")
+    if args.transformers_side:
+        print(json.dumps(transformers_side(json.loads(args.transformers_side))))
+        return
+    print(f"{os.cpu_count()} CPUs, {args.threads} thread(s), medians of {args.rounds} rounds, "
+          f"{args.read} read rows, {args.n} generated tokens")
     for key in args.models.split(","):
         before = os.getloadavg()[0]
-        llama = Llama(model_path=str(models.get(key).locate()), n_ctx=N_CTX,
-                      n_threads=args.threads, n_threads_batch=args.threads, logits_all=True,
-                      verbose=False)
-        tokens = llama.tokenize((SENTENCE * (args.tokens // 10 + 1)).encode(), add_bos=True)
-        tokens = tokens[:args.tokens]
-        timings: dict[bool, list[float]] = {True: [], False: []}
-        last: dict[bool, np.ndarray] = {}
-        evaluate(llama, tokens, False)  # warm-up
-        for _ in range(args.rounds):
-            for mode in (True, False):
-                seconds, last[mode] = evaluate(llama, tokens, mode)
-                timings[mode].append(seconds)
-        rate = {mode: len(tokens) / statistics.median(t) for mode, t in timings.items()}
-        print(f"{key}: {len(tokens)} prompt tokens; every row {rate[True]:.1f} tokens/s, last "
-              f"row {rate[False]:.1f} tokens/s, ratio {rate[False] / rate[True]:.2f}x; last "
-              f"row bit-identical: {np.array_equal(last[True], last[False])}; load "
-              f"{before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
-        del llama
+        tokens, rate, gen, last_same, read_same = llama_side(key, args)
+        print(f"{key}: {len(tokens)} prompt tokens; ours: every row {rate['every row']:.1f}, "
+              f"last row {rate['last row']:.1f}, read rows {rate['read rows']:.1f} tokens/s "
+              f"(last/every {rate['last row'] / rate['every row']:.2f}x, read/every "
+              f"{rate['read rows'] / rate['every row']:.2f}x); generation {gen:.1f} tokens/s; "
+              f"bit-identical: last row {last_same}, read rows {read_same}; load {before:.1f} "
+              f"-> {os.getloadavg()[0]:.1f}", flush=True)
+        if args.transformers_python:
+            before = os.getloadavg()[0]
+            theirs = run_transformers(args.transformers_python, key, tokens, args)
+            print(f"{key}: transformers float32: every row {theirs['every row']:.1f}, last row "
+                  f"{theirs['last row']:.1f} tokens/s; generation {theirs['generation']:.1f} "
+                  f"tokens/s; ours/transformers: prompt every row "
+                  f"{rate['every row'] / theirs['every row']:.2f}x, last row "
+                  f"{rate['last row'] / theirs['last row']:.2f}x, read rows "
+                  f"{rate['read rows'] / theirs['every row']:.2f}x (vs their every row), "
+                  f"generation {gen / theirs['generation']:.2f}x; load {before:.1f} -> "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -134,7 +134,8 @@ class StockEcho:
         self.base_url = "in-process://llama-cpp-python"
         self.llama = llama
 
-    async def create(self, model, prompt, **kwargs):
+    async def create(self, model, prompt, extra_body=None, **kwargs):
+        # extra_body: fields a stock server does not know, which it ignores.
         prompts = [prompt] if isinstance(prompt, str) else prompt
         choices = []
         for index, text in enumerate(prompts):

@@ -5,6 +5,11 @@ One request per question: `prompt` = [context + continuation for each choice], `
 `temperature=0`. Each continuation's tokens are located by their text offset (at or after the
 end of the context, before the end of the prompt) and their log-probabilities summed.
 
+The request also says, in `extra_body`, where the tokens it reads begin: `echo_logprobs_from` =
+the context's length in characters. `smol-envs-serve` then computes logits only where they are
+read (the continuation's tokens; bit-identical log-probabilities) and echoes null before;
+other OpenAI-compatible servers ignore the field and echo every position.
+
 Before the first question, `probe` checks that the endpoint's echoed prompt log-probabilities
 agree with the ones it reports for a generated token on the same prefix; an endpoint that fails
 (e.g. stock llama-cpp-python 0.3.36 with a no-BOS model) is refused with `EndpointRefusedError`.
@@ -21,6 +26,8 @@ from .errors import EndpointRefusedError
 
 PROBE_PROMPTS = ("The capital of France is", "Water boils at a temperature of")
 PROBE_TOLERANCE = 0.02  # nats; the same model on the same prefix
+# The first character whose tokens a request reads; honoured by smol-envs-serve (loglik.py).
+READ_FROM_FIELD = "echo_logprobs_from"
 _probed: dict[tuple[str, str, int], asyncio.Future] = {}
 
 
@@ -68,7 +75,8 @@ async def continuation_logliks(client: Any, model: str, context: str,
     """
     prompts = [context + c for c in continuations]
     reply = await client.completions.create(
-        model=model, prompt=prompts, echo=True, logprobs=1, max_tokens=1, temperature=0.0)
+        model=model, prompt=prompts, echo=True, logprobs=1, max_tokens=1, temperature=0.0,
+        extra_body={READ_FROM_FIELD: len(context)})
     choices = sorted(reply.choices, key=lambda c: c.index)
     if len(choices) != len(prompts):
         raise EndpointRefusedError(f"asked for {len(prompts)} prompts, got {len(choices)} "
@@ -106,7 +114,8 @@ async def _probe_once(client: Any, model: str) -> None:
 
 
 async def probe(client: Any, model: str) -> None:
-    """Check the endpoint's echo log-probabilities once per (base URL, model) in this process.
+    """Check the endpoint's echo log-probabilities once per (base URL, model) in this process,
+    through `continuation_logliks` itself (the request the questions send, field included).
 
     Raises:
         EndpointRefusedError: they disagree with generated-token log-probabilities.

@@ -39,6 +39,20 @@ easier versions differ by up to 1.0 in a logit: several sequences in one unified
 result depends on which cells a sequence's tokens land in), and unpadded lengths (split into
 other micro-batches).
 
+A request may name the first character of each prompt whose tokens it reads, in an optional
+field `echo_logprobs_from` (an int for every prompt, or a list with one per prompt; an OpenAI
+client sends it in `extra_body`, and servers that do not know it ignore it). Then only the rows
+those tokens are read from are computed (`output_rows.READ_ROWS`: llama.cpp projects onto the
+vocabulary only there) and normalised, and the echo gives the earlier tokens null
+log-probabilities. A token is read when its text ends after that character
+(`read_token_indices`, the rule of smol-slm-eval's client); its log-probability is the same
+float, bit for bit, as without the field (`tests/core/server/test_read_rows.py`). Only models with
+plain attention honour the field (`prefix_reuse_is_exact`): on Gemma 3 (sliding window) a row
+computed among fewer output rows differed from the full computation's by up to 0.013 in a logit
+(position 58 of an 88-token prompt, alone or among 4-7 rows; among 8 or more it agreed; cause
+not found), so Gemma ignores it and computes every row. A request without the field is answered
+as before, every row computed.
+
 Only `max_tokens=1` is served on this path (what log-likelihood clients send: one greedy token
 after the echoed prompt); anything else gets HTTP 400 rather than wrong numbers.
 
@@ -52,9 +66,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
+
+from . import output_rows
 
 TOKENIZER_ROUTES = {"/tokenize": "POST", "/detokenize": "POST", "/tokenizer_info": "GET"}
 
@@ -126,8 +144,36 @@ def logprob_at(logits: np.ndarray, m: np.ndarray, z: np.ndarray, row: int,
 MIN_OWN_TOKENS = 2
 
 
-def _prefill(llama: Any, tokens: list[int], cached: int = 0) -> np.ndarray:
-    """Logits (len(tokens), n_vocab) after each token, keeping the first `cached` tokens' KV.
+@dataclass(frozen=True)
+class Rows:
+    """One prompt's logits at some of its positions, with their `normalisers`.
+
+    positions (k,) int64 ascending: the prompt positions (token indices) held; logits (k,
+    n_vocab) float32: the logits after each of those tokens; m, z (k,) float64.
+    """
+
+    positions: np.ndarray
+    logits: np.ndarray
+    m: np.ndarray
+    z: np.ndarray
+
+    def index(self, position: int) -> int:
+        """Where `position`'s row is in `logits`. Raises KeyError: a position not held."""
+        at = int(np.searchsorted(self.positions, position))
+        if at == len(self.positions) or self.positions[at] != position:
+            raise KeyError(f"the logits after token {position} were not computed")
+        return at
+
+    def logprobs(self, position: int, tokens: np.ndarray) -> np.ndarray:
+        """log_softmax of the logits after token `position`, at `tokens` (k,), float64."""
+        return logprob_at(self.logits, self.m, self.z, self.index(position), tokens)
+
+
+def _prefill(llama: Any, tokens: list[int], cached: int = 0,
+             read: np.ndarray | None = None) -> np.ndarray:
+    """`llama.scores[:len(tokens)]` after evaluating `tokens`, keeping the first `cached`
+    tokens' KV; with `read` (positions), only those rows (and each batch's last) are computed
+    and the others keep stale values (`output_rows.READ_ROWS`); without, every row.
 
     `cached=0` empties the KV cache first (`eval` drops the cache from `n_tokens` on), so the
     result is a function of `tokens` alone. With `cached > 0` the caller guarantees that the
@@ -142,8 +188,20 @@ def _prefill(llama: Any, tokens: list[int], cached: int = 0) -> np.ndarray:
     if len(tokens) > llama.n_ctx():
         raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context of {llama.n_ctx()}")
     llama.n_tokens = cached
-    llama.eval(tokens[cached:])
+    every = output_rows.ALL_ROWS.set(True)
+    only = output_rows.READ_ROWS.set(None if read is None else frozenset(map(int, read)))
+    try:
+        llama.eval(tokens[cached:])
+    finally:
+        output_rows.READ_ROWS.reset(only)
+        output_rows.ALL_ROWS.reset(every)
     return llama.scores[: len(tokens)]
+
+
+def _rows(scores: np.ndarray, positions: np.ndarray, offset: int = 0) -> Rows:
+    """`Rows` of `scores[positions - offset]` (copied), normalised."""
+    logits = np.array(scores[positions - offset])
+    return Rows(positions, logits, *normalisers(logits))
 
 
 def shared_prefix(token_lists: list[list[int]], n_batch: int) -> int:
@@ -174,34 +232,56 @@ def prompt_logits(llama: Any, token_lists: list[list[int]]) -> list[np.ndarray]:
 
 def prompt_rows(llama: Any, token_lists: list[list[int]]
                 ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
-    """Each token list's logits (as `prompt_logits`) with their rows' `normalisers` (m, z).
-
-    The rows of a shared prefix are evaluated and normalised once for all the lists: the
-    log-softmax, not the model, is the larger cost of a multiple-choice question on the CPU.
+    """Each token list's logits at every position (as `prompt_logits`) with their rows'
+    `normalisers` (m, z): `read_rows` with every position read.
 
     Raises:
         ValueError: as `_prefill`.
     """
+    return [(rows.logits, (rows.m, rows.z)) for rows in read_rows(llama, token_lists)]
+
+
+def read_rows(llama: Any, token_lists: list[list[int]],
+              reads: Sequence[Collection[int]] | None = None) -> list[Rows]:
+    """Each token list's logits at the positions `reads` names for it (every position when
+    `reads` is None), bit-identical to those of a fresh evaluation of the list alone (with
+    `reads`, measured so on plain attention only: `prefix_reuse_is_exact`, module doc).
+
+    Lists sharing a prefix (`shared_prefix`, models with plain attention only) evaluate it once
+    and then their own tokens on it; the prefix's rows are computed and normalised once for all
+    the lists (the log-softmax, not the model, is the larger cost of a multiple-choice question
+    on the CPU). With `reads`, llama.cpp computes only the rows read (and each batch's last).
+    Positions outside a list are ignored.
+
+    Raises:
+        ValueError: as `_prefill`.
+    """
+    wanted = [np.arange(len(tokens)) if reads is None else
+              np.unique(np.fromiter((p for p in read if 0 <= p < len(tokens)), dtype=np.int64))
+              for tokens, read in zip(token_lists, reads or [None] * len(token_lists),
+                                      strict=True)]
+    only = (lambda positions: None) if reads is None else (lambda positions: positions)
     shared = shared_prefix(token_lists, llama.n_batch) if prefix_reuse_is_exact(llama) else 0
     if not shared:
-        out = []
-        for tokens in token_lists:
-            logits = np.array(_prefill(llama, tokens))
-            out.append((logits, normalisers(logits)))
-        return out
-    prefix = np.array(_prefill(llama, token_lists[0][:shared]))
-    prefix_m, prefix_z = normalisers(prefix)
+        return [_rows(_prefill(llama, tokens, read=only(want)), want)
+                for tokens, want in zip(token_lists, wanted, strict=True)]
+    prefix_want = np.unique(np.concatenate([want[want < shared] for want in wanted]))
+    prefix = _rows(_prefill(llama, token_lists[0][:shared], read=only(prefix_want)), prefix_want)
     out = []
-    for tokens in token_lists:
-        own = np.array(_prefill(llama, tokens, cached=shared)[shared:])
-        own_m, own_z = normalisers(own)
-        out.append((np.concatenate([prefix, own]),
-                    (np.concatenate([prefix_m, own_m]), np.concatenate([prefix_z, own_z]))))
+    for tokens, want in zip(token_lists, wanted, strict=True):
+        own_want = want[want >= shared]
+        own = _rows(_prefill(llama, tokens, cached=shared, read=only(own_want))[shared:],
+                    own_want, offset=shared)
+        keep = np.isin(prefix.positions, want)
+        out.append(Rows(*(np.concatenate([part[keep], mine]) for part, mine in (
+            (prefix.positions, own.positions), (prefix.logits, own.logits),
+            (prefix.m, own.m), (prefix.z, own.z)))))
     return out
 
 
 def prefix_reuse_is_exact(llama: Any) -> bool:
-    """Whether `prompt_logits` may share a prefix for this model: plain attention only.
+    """Whether `prompt_logits` may share a prefix, and the server honour
+    `echo_logprobs_from` (rows read only), for this model: plain attention only.
 
     Gemma 3 (sliding-window attention, n_swa 512) gives other logits from the prefix's last row
     on (up to 1.2 apart, measured on a 3-choice question; cause not found), so a model with a
@@ -233,46 +313,108 @@ def prompt_tokens(llama: Any, prompt: str) -> list[int]:
     return llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
 
 
-def prompt_logprobs(llama: Any, prompt: str, top_k: int = 1,
-                    rows: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
+class EchoLayout(NamedTuple):
+    """A prompt's tokens as its echo lists them: `tokens` (BOS included where the model adds
+    one), `lead` (1 when that BOS has no text and is not echoed, else 0), and per token its
+    `texts` (decoded, invalid UTF-8 replaced) and `offsets` (characters into the prompt)."""
+
+    tokens: list[int]
+    lead: int
+    texts: list[str]
+    offsets: list[int]
+
+
+def echo_layout(llama: Any, prompt: str) -> EchoLayout:
+    """The `EchoLayout` of `prompt`. Raises ValueError: an empty prompt."""
+    tokens = prompt_tokens(llama, prompt)
+    raw = prompt.encode("utf-8")
+    bos = llama.token_bos()
+    lead = 1 if tokens and tokens[0] == bos and llama.detokenize([bos]) == b"" else 0
+    texts, offsets, offset_bytes = [], [], 0
+    for token in tokens:
+        piece = llama.detokenize([token], special=True)
+        texts.append(piece.decode("utf-8", errors="replace"))
+        offsets.append(len(raw[:offset_bytes].decode("utf-8", errors="ignore")))
+        offset_bytes += len(piece) if len(texts) > lead else 0
+    return EchoLayout(tokens, lead, texts, offsets)
+
+
+def read_token_indices(layout: EchoLayout, read_from: int | None) -> list[int]:
+    """Indices of the prompt tokens whose log-probabilities the echo reports: every echoed one
+    when `read_from` is None, else those whose text ends after character `read_from`
+    (offset + max(1, length) > read_from, so a token straddling it counts). Pure."""
+    echoed = range(layout.lead, len(layout.tokens))
+    if read_from is None:
+        return list(echoed)
+    return [i for i in echoed
+            if layout.offsets[i] + max(1, len(layout.texts[i])) > read_from]
+
+
+def rows_read(layout: EchoLayout, read: list[int]) -> list[int]:
+    """The positions whose logits give the log-probabilities of tokens `read` and of the
+    generated token: each token's predecessor, and the prompt's last position. Pure."""
+    return sorted({i - 1 for i in read if i > 0} | {len(layout.tokens) - 1})
+
+
+def read_from_field(body: dict[str, Any], n_prompts: int) -> list[int | None]:
+    """Each prompt's `echo_logprobs_from` (None: absent, every token read).
+
+    Raises:
+        ValueError: not a non-negative integer, nor a list of `n_prompts` of them.
+    """
+    value = body.get("echo_logprobs_from")
+    if value is None:
+        return [None] * n_prompts
+    values = value if isinstance(value, list) else [value] * n_prompts
+    if len(values) != n_prompts or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+        raise ValueError("echo_logprobs_from must be a character offset (an integer >= 0) or "
+                         f"a list of {n_prompts}, one per prompt; got {value!r}")
+    return values
+
+
+def prompt_logprobs(llama: Any, prompt: str, top_k: int = 1, rows: Rows | None = None,
+                    read_from: int | None = None, layout: EchoLayout | None = None
                     ) -> dict[str, Any]:
     """Echo log-probabilities of `prompt` plus one greedy token, in OpenAI completions shape.
 
     Returns a dict with `text` (prompt + generated token text) and `logprobs` = {tokens,
     text_offset (characters into `text`), token_logprobs (natural log; None for a first token
-    with nothing before it), top_logprobs (top_k alternatives per position, None likewise)}; the
-    last entry of each list is the generated token. `rows` are the prompt's tokens' logits and
-    their normalisers when the caller computed them already (`prompt_rows`); otherwise a fresh
-    evaluation.
+    with nothing before it, and for a token before `read_from`: `read_token_indices`),
+    top_logprobs (top_k alternatives per position, None likewise)}; the last entry of each list
+    is the generated token. `rows` are the prompt's logits at (at least) the positions
+    `rows_read` names, with their normalisers, when the caller computed them already
+    (`read_rows`), and `layout` its `echo_layout`; otherwise computed here.
 
     Raises:
         ValueError: empty prompt, prompt longer than the context, or a model without logits_all.
     """
-    tokens = prompt_tokens(llama, prompt)
-    raw = prompt.encode("utf-8")
-    bos = llama.token_bos()
-    lead = 1 if tokens and tokens[0] == bos and llama.detokenize([bos]) == b"" else 0
+    layout = layout or echo_layout(llama, prompt)
+    tokens, lead = layout.tokens, layout.lead
+    read = set(read_token_indices(layout, read_from))
     if rows is None:
-        (rows,) = prompt_rows(llama, [tokens])
-    logits, (m, z) = rows
-    generated = int(np.argmax(logits[-1]))  # the order of a row's logits is its log-softmax's
+        (rows,) = read_rows(llama, [tokens], None if read_from is None
+                            else [rows_read(layout, sorted(read))])
+    last = rows.logits[rows.index(len(tokens) - 1)]
+    generated = int(np.argmax(last))  # the order of a row's logits is its log-softmax's
     all_tokens = [*tokens, generated]
+    read.add(len(tokens))
     pieces = [llama.detokenize([t], special=True) for t in all_tokens]
     out: dict[str, list] = {"tokens": [], "text_offset": [], "token_logprobs": [],
                             "top_logprobs": []}
     offset_bytes = 0
-    full = raw + pieces[-1]
+    full = prompt.encode("utf-8") + pieces[-1]
     for i in range(lead, len(all_tokens)):
         piece = pieces[i]
         out["tokens"].append(piece.decode("utf-8", errors="replace"))
         out["text_offset"].append(len(full[:offset_bytes].decode("utf-8", errors="ignore")))
         offset_bytes += len(piece)
-        if i == 0:
+        if i == 0 or i not in read:
             out["token_logprobs"].append(None)
             out["top_logprobs"].append(None)
             continue
-        best = _top(logits[i - 1], max(1, top_k))
-        values = logprob_at(logits, m, z, i - 1, np.array([all_tokens[i], *best]))
+        best = _top(rows.logits[rows.index(i - 1)], max(1, top_k))
+        values = rows.logprobs(i - 1, np.array([all_tokens[i], *best]))
         out["token_logprobs"].append(float(values[0]))
         top = {pieces_text(llama, int(t)): float(v) for t, v in zip(best, values[1:], strict=True)}
         top.setdefault(out["tokens"][-1], float(values[0]))
@@ -287,10 +429,13 @@ def pieces_text(llama: Any, token: int) -> str:
 
 
 def completion_response(llama: Any, body: dict[str, Any], model: str) -> dict[str, Any]:
-    """The OpenAI completions reply for an echo+logprobs request (one or many prompts).
+    """The OpenAI completions reply for an echo+logprobs request (one or many prompts); with
+    `echo_logprobs_from` (`read_from_field`) and a model with plain attention, only the rows its
+    prompts' read tokens need are computed.
 
     Raises:
-        ValueError: max_tokens other than 1, a prompt of token ids, or a bad prompt.
+        ValueError: max_tokens other than 1, a prompt of token ids, a bad prompt or a bad
+            `echo_logprobs_from`.
     """
     if body.get("max_tokens", 16) != 1:
         raise ValueError("echo with logprobs is served for max_tokens=1 only (0 means "
@@ -300,10 +445,20 @@ def completion_response(llama: Any, body: dict[str, Any], model: str) -> dict[st
     if not prompts or not all(isinstance(p, str) for p in prompts):
         raise ValueError("prompt must be a string or a non-empty list of strings")
     top_k = int(body.get("logprobs") or 1)
-    evaluated = prompt_rows(llama, [prompt_tokens(llama, p) for p in prompts])
+    starts = read_from_field(body, len(prompts))
+    if not prefix_reuse_is_exact(llama):
+        starts = [None] * len(prompts)  # read rows are not bit-identical there (module doc)
+    layouts = [echo_layout(llama, p) for p in prompts]
+    reads = None if all(start is None for start in starts) else [
+        range(len(layout.tokens)) if start is None
+        else rows_read(layout, read_token_indices(layout, start))
+        for layout, start in zip(layouts, starts, strict=True)]
+    evaluated = read_rows(llama, [layout.tokens for layout in layouts], reads)
     choices, used = [], 0
-    for index, (prompt, rows) in enumerate(zip(prompts, evaluated, strict=True)):
-        result = prompt_logprobs(llama, prompt, top_k, rows=rows)
+    for index, (prompt, rows, start, layout) in enumerate(
+            zip(prompts, evaluated, starts, layouts, strict=True)):
+        result = prompt_logprobs(llama, prompt, top_k, rows=rows, read_from=start,
+                                 layout=layout)
         used += result["prompt_tokens"]
         choices.append({"text": result["text"], "index": index, "logprobs": result["logprobs"],
                         "finish_reason": "length"})

@@ -16,6 +16,12 @@ into `llama.scores` at its position. The last row's logits are bit-identical eit
 local models, greedy text and generated-token log-probabilities included), so replies do not
 change. Anything that does not say otherwise (in-process use, `loglik.py`, a request the server
 could not parse) keeps every row, as before.
+
+A log-likelihood request reads a few positions of its prompt only (a continuation's tokens):
+`loglik.py` names them in `READ_ROWS`, and the patched eval then asks llama.cpp for the logits
+of those positions (and of each batch's last token, which llama-cpp-python always flags) and
+copies those rows alone. llama.cpp computes the vocabulary projection, and the last layer's
+work after attention, for the flagged positions only; the KV cache is the same either way.
 """
 
 from __future__ import annotations
@@ -26,6 +32,10 @@ from typing import Any
 # True: the decode computes logits at every position (llama-cpp-python's logits_all); False:
 # only the last position of each batch.
 ALL_ROWS: contextvars.ContextVar[bool] = contextvars.ContextVar("smol_all_rows", default=True)
+# Positions (indices into `llama.scores`, counted from the start of the KV cache) whose logits
+# the decode computes besides each batch's last; None: as ALL_ROWS says. Takes precedence.
+READ_ROWS: contextvars.ContextVar[frozenset[int] | None] = contextvars.ContextVar(
+    "smol_read_rows", default=None)
 
 
 def needs_all_rows(path: str, body: Any) -> bool:
@@ -41,31 +51,49 @@ def needs_all_rows(path: str, body: Any) -> bool:
 
 
 def selective_rows(llama_class: Any) -> None:
-    """Patch `llama_class.eval` to compute only the last row's logits when `ALL_ROWS` is False
-    (idempotent). A model loaded without logits_all is left to llama-cpp-python's own eval.
+    """Patch `llama_class.eval` to compute logits only where the request reads them
+    (idempotent): at the positions in `READ_ROWS` when it is set, else at every position when
+    `ALL_ROWS` is True (llama-cpp-python's own eval), else at the last. A model loaded without
+    logits_all is left to llama-cpp-python's own eval.
 
-    The patched eval evaluates the same tokens in the same batches; it only clears the output
-    flags of the other positions, then copies the last position's logits (n_vocab float32)
-    into `scores[n_tokens - 1]`.
+    The patched eval evaluates the same tokens in the same batches (`n_batch`); it only sets the
+    output flags of the positions it keeps (each batch's last token among them, as
+    llama-cpp-python does) and copies just those rows (n_vocab float32 each) into `scores`;
+    the other rows of `scores` keep whatever they held.
     """
     if getattr(llama_class.eval, "_smol_rows", False):
         return
     original = llama_class.eval
 
     def eval(self, tokens, *args, **kwargs):  # noqa: A001 - llama-cpp-python's name
-        if ALL_ROWS.get() or not getattr(self, "_logits_all", False) or len(tokens) == 0:
+        read = READ_ROWS.get()
+        if ((read is None and ALL_ROWS.get()) or not getattr(self, "_logits_all", False)
+                or len(tokens) == 0):
             return original(self, tokens, *args, **kwargs)
-        import llama_cpp
-        import numpy as np
-
-        self._logits_all = False  # the server's model lock makes this request the only user
-        try:
-            result = original(self, tokens, *args, **kwargs)
-        finally:
-            self._logits_all = True
-        last = llama_cpp.llama_get_logits_ith(self._ctx.ctx, -1)
-        self.scores[self.n_tokens - 1, :] = np.ctypeslib.as_array(last, shape=(self._n_vocab,))
-        return result
+        return _eval_rows(self, tokens, read or frozenset())
 
     eval._smol_rows = True
     llama_class.eval = eval
+
+
+def _eval_rows(llama: Any, tokens: Any, read: frozenset[int]) -> None:
+    """llama-cpp-python 0.3.36's `Llama.eval` loop, with output flags only at the positions in
+    `read` and at each batch's last token, whose rows alone are copied into `llama.scores`."""
+    import llama_cpp
+    import numpy as np
+
+    llama._ctx.kv_cache_seq_rm(-1, llama.n_tokens, -1)
+    for start in range(0, len(tokens), llama.n_batch):
+        batch = tokens[start:start + llama.n_batch]
+        n_past = llama.n_tokens
+        llama._batch.set_batch(batch=batch, n_past=n_past, logits_all=False)  # last flagged
+        kept = [i for i in range(len(batch)) if n_past + i in read]
+        for i in kept:
+            llama._batch.batch.logits[i] = True
+        llama._ctx.decode(llama._batch)
+        llama.input_ids[n_past:n_past + len(batch)] = batch
+        for i in {*kept, len(batch) - 1}:
+            row = llama_cpp.llama_get_logits_ith(llama._ctx.ctx, i)
+            llama.scores[n_past + i, :] = np.ctypeslib.as_array(row, shape=(llama._n_vocab,))
+        llama.n_tokens += len(batch)
+        llama._requires_eval = False

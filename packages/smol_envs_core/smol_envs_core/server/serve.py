@@ -19,7 +19,8 @@ Two behaviours of llama-cpp-python's server are changed for every request: it ap
 `repeat_penalty` 1.1 unless told otherwise, even at temperature 0, so the launcher sends 1.0
 (none) when a request names no penalty; and it computes logits at every prompt position for
 every request (`logits_all`), which only echoed prompt log-probabilities read, so other requests
-get the last position's only (`output_rows`; bit-identical logits).
+get the last position's only (`output_rows`; bit-identical logits); an echoed request that
+names the first character it reads (`echo_logprobs_from`, `loglik.py`) gets the rows it reads.
 
 A model whose GGUF has no chat template (Gemma 3 270M base) gets the plain transcript of
 `smol_envs_core.server.transcript` on chat requests instead of llama-cpp-python's Llama 2 fallback.
