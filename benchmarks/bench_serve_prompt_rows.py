@@ -2,9 +2,10 @@
 `logits_all`, what an echoed log-likelihood request without `echo_logprobs_from` pays), at the
 last position only (what a request without log-probabilities pays:
 `smol_envs_core.server.output_rows`) and at the positions a log-likelihood request reads
-(`--read` positions at the prompt's end, as a continuation's: `output_rows.READ_ROWS`; the server uses it for plain-attention models only,
-see `smol_envs_core.server.loglik`), against plain transformers in float32 on the same
-model (the GGUF file's weights dequantized by transformers' `gguf_file=` loader) and the same
+(`--read` positions at the prompt's end, as a continuation's: `output_rows.READ_ROWS`; the
+server uses it for plain-attention models only, see `smol_envs_core.server.loglik`), against
+plain transformers in float32 on the same model (the GGUF file's weights dequantized by
+transformers' `gguf_file=` loader) and the same
 prompt tokens, in one run; and greedy generation of both.
 
 For each model (`--models`), a Llama loaded as the server loads it (n_ctx 2048, logits_all,
