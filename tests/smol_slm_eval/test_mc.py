@@ -3,9 +3,11 @@
 import hashlib
 
 import pytest
+from smol_slm_eval.env import TaskRubric
 from smol_slm_eval.errors import ConfigError
-from smol_slm_eval.mc import mc_record
+from smol_slm_eval.mc import mc_record, predicted
 from smol_slm_eval.prompts import gpqa_options, hellaswag_preprocess, mc_request
+from smol_slm_eval.tasks import MC
 
 pytestmark = pytest.mark.unit
 
@@ -15,6 +17,26 @@ def test_acc_and_acc_norm_can_disagree():
     record = mc_record([-10.0, -12.0], ["ab", "abcdefghijkl"], gold=1)
     assert (record["pred"], record["pred_norm"]) == (0, 1)
     assert (record["acc"], record["acc_norm"]) == (0.0, 1.0)
+
+
+def test_predicted_is_the_record_s_choice_without_the_gold():
+    logliks, choices = [-10.0, -12.0], ["ab", "abcdefghijkl"]
+    record = mc_record(logliks, choices, gold=0)
+    assert predicted(logliks, choices, "acc") == record["pred"] == 0
+    assert predicted(logliks, choices, "acc_norm") == record["pred_norm"] == 1
+
+
+@pytest.mark.parametrize("headline, gold, reward", [
+    ("acc_norm", 1, 1.0), ("acc_norm", 0, 0.0), ("acc", 0, 1.0), ("acc", 1, 0.0)])
+def test_the_rubric_scores_recorded_logliks_against_its_own_gold(headline, gold, reward):
+    # The model call records log-likelihoods only; the gold comes from the rubric's questions,
+    # so a state carrying a forged record or answer cannot change the score.
+    rubric = TaskRubric(MC, headline, {}, choices={"q": (["ab", "abcdefghijkl"], gold)})
+    state = {"info": {"id": "q"}, "logliks": [-10.0, -12.0],
+             "mc_record": {"acc": 1.0, "acc_norm": 1.0, "pred": gold, "pred_norm": gold}}
+    score = rubric.score_of(state)
+    assert score.metrics[headline] == score.reward == reward
+    assert score.details["gold"] == gold and score.details["logliks"] == [-10.0, -12.0]
 
 
 def test_ties_go_to_the_first_choice():

@@ -2,9 +2,10 @@
 
 The only module importing verifiers. Multiple-choice tasks do not generate: `LoglikEnv` asks
 the endpoint for the log-likelihood of each choice (after the echo probe) in place of a model
-response, and its completion is the predicted choice's letter. math_500 and bfcl_v4 generate
-through vf-eval's client as usual. Every task is scored once per rollout by `scorer`'s functions
-(the rubric is generated from `scorer.declaration`,
+response, records them in `state["logliks"]`, and its completion is the letter they pick
+(`mc.predicted`); the rubric scores them against the gold choice (`mc.mc_record`). math_500 and
+bfcl_v4 generate through vf-eval's client as usual. Every task is scored once per rollout by
+`scorer`'s functions (the rubric is generated from `scorer.declaration`,
 `smol_envs_core.adapters.classic.DeclaredRubric`); an infrastructure failure (endpoint down,
 failing the echo probe) stops the run, for one task and for the `int_index`/`slm` groups alike
 (`RunFailurePolicy`). smol-slm-eval is evaluation-only: `get_dataset()` (a train split) raises
@@ -33,7 +34,7 @@ from .config import SlmEvalOptions
 from .data import load_rows
 from .errors import ConfigError, DataUnavailableError, EvaluationOnlyError
 from .loglik_client import continuation_logliks, probe
-from .mc import mc_record
+from .mc import mc_record, predicted
 from .prompts import mc_request
 from .scorer import (
     BEHAVIOUR_VERSION,
@@ -70,14 +71,15 @@ METRICS = {kind: reward_functions(declaration(kind, _headline(kind))) for kind i
 
 class TaskRubric(DeclaredRubric):
     """The rubric made from `scorer.declaration(kind, headline)`: each rollout scored once by
-    `scorer.score_reply` (math_500, bfcl_v4) or `scorer.score_choice` (multiple choice, from
-    the log-likelihoods `LoglikEnv` recorded)."""
+    `scorer.score_reply` (math_500, bfcl_v4) or `scorer.score_choice` (multiple choice: the
+    log-likelihoods `LoglikEnv` recorded against `choices`, the id -> (choice texts, gold index)
+    of the run's questions)."""
 
     def __init__(self, kind: str, headline: str, rows: dict[str, dict], tier2: bool = False,
-                 mode: str = "smol"):
+                 mode: str = "smol", choices: dict[str, tuple[list[str], int]] | None = None):
         super().__init__(declaration(kind, headline), self.score_of)
         self.kind, self.headline, self.rows, self.tier2 = kind, headline, rows, tier2
-        self.mode = mode
+        self.mode, self.choices = mode, choices or {}
         self.deadline_s = math500.SCORE_DEADLINE_S
 
     def score_of(self, state: dict) -> Score | Any:
@@ -89,10 +91,11 @@ class TaskRubric(DeclaredRubric):
             InfrastructureError: a multiple-choice rollout without log-likelihoods.
         """
         if self.kind == MC:
-            record = state.get("mc_record")
-            if record is None:
+            logliks = state.get("logliks")
+            if logliks is None:
                 raise InfrastructureError("model endpoint", "no log-likelihoods were recorded")
-            score = score_choice(record, self.headline)
+            choices, gold = self.choices[state["info"]["id"]]
+            score = score_choice(mc_record(logliks, choices, gold), self.headline)
             state[LEGACY_RECORD_KEY] = score.details
             return score
         return self._score_generated(state)
@@ -202,14 +205,15 @@ class LoglikEnv(EvalOnly, PolicyEnv):
 
     async def get_model_response(self, state: Any, prompt: Any, client: Any = None,
                                  model: str | None = None, **_: Any) -> vf031.Response:
-        """Score the choices by log-likelihood (probe first) and answer with the predicted letter.
+        """The choices' log-likelihoods (probe first), kept in `state["logliks"]`, and the
+        letter they pick as the reply (`mc.predicted`); nothing here knows the gold choice.
 
         Raises:
             InfrastructureError: the endpoint failed or returned no usable log-likelihoods."""
         client = client if client is not None else state["client"]
         openai_client = getattr(client, "client", client)
         model = model or state["model"]
-        context, continuations, choices, gold = self.items[state["info"]["id"]]
+        context, continuations, choices, _ = self.items[state["info"]["id"]]
         try:
             await probe(openai_client, model)
             logliks = await continuation_logliks(openai_client, model, context, continuations)
@@ -219,9 +223,8 @@ class LoglikEnv(EvalOnly, PolicyEnv):
             url = str(getattr(openai_client, "base_url", "")) or None
             raise InfrastructureError("model endpoint", f"{type(exc).__name__}: {exc}",
                                       url) from exc
-        record = mc_record(logliks, choices, gold)
-        state["mc_record"] = record
-        letter = LETTERS[record["pred_norm" if self.headline == "acc_norm" else "pred"]]
+        state["logliks"] = [float(x) for x in logliks]
+        letter = LETTERS[predicted(logliks, choices, self.headline)]
         return vf031.synthetic_response("smol-slm-eval-loglik", int(time.time()), str(model),
                                         letter)
 
@@ -275,9 +278,11 @@ def build_task_env(task: str, num_examples: int = -1, prompt_style: str = "seed"
         rows = [r for r in rows if r["category"] in bfcl_categories]
     rows = _select(rows, num_examples)
     by_id = {r["id"]: r for r in rows}
-    rubric = TaskRubric(spec.kind, headline, by_id, tier2=True, mode=bfcl_mode)
+    items = {r["id"]: mc_request(task, r, prompt_style) for r in rows} if spec.kind == MC else {}
+    rubric = TaskRubric(spec.kind, headline, by_id, tier2=True, mode=bfcl_mode,
+                        choices={key: (choices, gold)
+                                 for key, (_, _, choices, gold) in items.items()})
     if spec.kind == MC:
-        items = {r["id"]: mc_request(task, r, prompt_style) for r in rows}
         records = [{"prompt": [{"role": "user", "content": (
             GPQA_PROMPT if task == "gpqa_diamond" else items[r["id"]][0])}],
             "answer": LETTERS[items[r["id"]][3]], "info": {"id": r["id"], "benchmark": task}}

@@ -19,6 +19,16 @@ def argmax(values: Sequence[float]) -> int:
     return best
 
 
+def predicted(logliks: Sequence[float], choices: Sequence[str], headline: str) -> int:
+    """The index of the choice the log-likelihoods pick under `headline`'s rule: argmax of
+    ll_i / len(choice_i) for "acc_norm", of ll_i otherwise (the first on ties). Pure; what the
+    model answers, before any comparison with the gold choice.
+    """
+    if headline == "acc_norm":
+        return argmax([ll / len(c) for ll, c in zip(logliks, choices, strict=True)])
+    return argmax(logliks)
+
+
 def mc_record(logliks: Sequence[float], choices: Sequence[str], gold: int) -> dict:
     """Score one question.
 
@@ -37,7 +47,6 @@ def mc_record(logliks: Sequence[float], choices: Sequence[str], gold: int) -> di
         raise ValueError(f"{len(logliks)} log-likelihoods for {len(choices)} choices, gold {gold}")
     if any(len(c) == 0 for c in choices):
         raise ValueError("an empty choice text cannot be length-normalised")
-    pred = argmax(logliks)
-    pred_norm = argmax([ll / len(c) for ll, c in zip(logliks, choices, strict=True)])
+    pred, pred_norm = predicted(logliks, choices, "acc"), predicted(logliks, choices, "acc_norm")
     return {"acc": float(pred == gold), "acc_norm": float(pred_norm == gold), "pred": pred,
             "pred_norm": pred_norm, "logliks": [float(x) for x in logliks], "gold": gold}
