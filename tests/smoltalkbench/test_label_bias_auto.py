@@ -5,10 +5,16 @@ makes: the same top logprobs."""
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import socket
+import threading
+import time
+from collections.abc import Iterator
 
 import pytest
+from smol_envs_core.errors import InfrastructureError
 from smoltalkbench import data, judge
 from smoltalkbench.errors import ConfigError
 from smoltalkbench.judge_client import JudgeClient, JudgeConfig, check_judge_options
@@ -36,13 +42,73 @@ def _client(base_url: str, model: str, mode: str) -> JudgeClient:
                                    max_concurrent=1, timeout_s=120, label_bias=mode))
 
 
+@contextlib.contextmanager
+def judge_routes(status: int, delay_s: float = 0.0) -> Iterator[str]:
+    """A real HTTP server whose every route answers `status` (200: a tokenizer's JSON) after
+    `delay_s`; yields its base URL (`.../v1`)."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            time.sleep(delay_s)
+            body = json.dumps({"tokens": [7], "eos_token": "<|im_end|>"}).encode()
+            self.send_response(status)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _answer  # noqa: N815
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.integration
 async def test_auto_without_a_tokenize_route_falls_back_to_the_reminder_reask():
+    with judge_routes(404) as base_url:
+        client = _client(base_url, "m", "auto")
+        assert await client.label_bias_mode() == "none"
+        assert await client.special_tokens() == ()
+
+
+@pytest.mark.integration
+async def test_a_judge_that_cannot_answer_its_routes_is_an_infrastructure_error():
+    # Down (nothing listens), failing (HTTP 500) or slower than the judge's timeout: the mode
+    # and the neutralised tokens must not silently change with the judge's health or load.
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # nothing listens there once closed
-    client = _client(f"http://127.0.0.1:{port}/v1", "m", "auto")
-    assert await client.label_bias_mode() == "none"
+    with judge_routes(500) as failing_url, judge_routes(200, delay_s=1.0) as slow_url:
+        for base_url, timeout_s in ((f"http://127.0.0.1:{port}/v1", 30.0),
+                                    (failing_url, 30.0), (slow_url, 0.3)):
+            client = JudgeClient(JudgeConfig(model="m", base_url=base_url, api_key_var=None,
+                                             timeout_s=timeout_s, max_retries=1,
+                                             backoff_s=0.01, label_bias="auto"))
+            with pytest.raises(InfrastructureError, match="judge"):
+                await client.label_bias_mode()
+            with pytest.raises(InfrastructureError, match="tokenizer_info"):
+                await client.special_tokens()
+            judged = await client.judge("Say hi.", "Hi.", "Hello.")
+            assert judged.judge_error and "/tokenizer_info" in judged.reason, judged
+
+
+@pytest.mark.integration
+async def test_a_slow_judge_is_waited_for_within_its_own_timeout():
+    # The routes were read with at most 10 s whatever the judge's timeout: under load the
+    # mode fell back to "none" and no special token was neutralised.
+    with judge_routes(200, delay_s=1.0) as base_url:
+        client = JudgeClient(JudgeConfig(model="m", base_url=base_url, api_key_var=None,
+                                         timeout_s=30.0, label_bias="auto"))
+        assert await client.label_bias_mode() == "ids:7;7"
+        assert await client.special_tokens() != ()
 
 
 @pytest.mark.integration

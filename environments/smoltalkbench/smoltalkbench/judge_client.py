@@ -25,6 +25,8 @@ import json
 import logging
 import os
 import re
+import time
+import urllib.error
 import urllib.request
 import weakref
 from dataclasses import dataclass, replace
@@ -32,6 +34,7 @@ from typing import Any
 
 import openai
 from smol_envs_core.adapters.reasoning import split_reasoning
+from smol_envs_core.errors import InfrastructureError
 
 from smoltalkbench import judge
 from smoltalkbench.neutralize import special_skeletons
@@ -48,6 +51,8 @@ _TRANSIENT = (
 # ("Requested tokens (N) exceed context window of C"), vLLM ("This model's maximum context
 # length is C tokens"), OpenAI (code context_length_exceeded), TGI ("must have less than C
 # tokens"), llama.cpp's server ("exceeds the available context size").
+# HTTP statuses that say a server has no such route (`read_route`): not a failure.
+NO_ROUTE = (404, 405, 501)
 CONTEXT_EXCEEDED = re.compile(
     r"context[ _](?:window|length|size)|maximum context|context_length_exceeded"
     r"|must have less than \d+ tokens|prompt is too long|input is too long", re.IGNORECASE)
@@ -165,20 +170,17 @@ class JudgeClient:
     async def special_tokens(self) -> tuple[str, ...]:
         """Skeletons of the judge tokenizer's special tokens (`neutralize.special_skeletons`),
         read once from `/tokenizer_info` beside the base URL; () when the server has no such
-        route or it fails (the fixed control-token patterns still apply)."""
+        route (the fixed control-token patterns still apply).
+
+        Raises:
+            InfrastructureError: the route failed (`read_route`); nothing is cached, so the
+                next sample asks again. A busy judge is waited for, never taken for one without
+                the route: which tokens are neutralised must not depend on the load.
+        """
         if self._specials is None:
-            url = self.config.base_url.rstrip("/").removesuffix("/v1") + "/tokenizer_info"
-            timeout = min(self.config.timeout_s, 10.0)
-
-            def fetch() -> Any:
-                with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
-                    return json.load(response)
-
-            try:
-                info = await asyncio.to_thread(fetch)
-            except (OSError, ValueError) as exc:  # URLError, HTTPError, timeouts, bad JSON
-                logger.info("judge tokenizer info unavailable at %s (%r)", url, exc)
-                info = None
+            info = await asyncio.to_thread(self.read_route, "/tokenizer_info")
+            if info is None:
+                logger.info("the judge server has no /tokenizer_info route")
             self._specials = special_skeletons(special_tokens_of(info))
         return self._specials
 
@@ -186,7 +188,11 @@ class JudgeClient:
         """The `judge_label_bias` mode in force: the configured one, or for "auto" the label
         ids read once from the judge server's `POST /tokenize` (vLLM's and `smol-envs-serve`'s
         route; no special tokens added) as "ids:..." (`judge.ids_mode`); "none" (the reminder
-        re-ask) when the server has no such route or it fails. Never raises."""
+        re-ask) when the server has no such route or its reply holds no usable ids.
+
+        Raises:
+            InfrastructureError: the route failed (`read_route`); nothing is cached.
+        """
         if self._bias_mode is None:
             if self.config.label_bias != judge.AUTO:
                 self._bias_mode = self.config.label_bias
@@ -195,24 +201,46 @@ class JudgeClient:
         return self._bias_mode
 
     def _read_label_ids(self) -> str:
-        url = self.config.base_url.rstrip("/").removesuffix("/v1") + "/tokenize"
+        replies = [self.read_route("/tokenize", {"model": self.config.model, "prompt": label,
+                                                 "add_special_tokens": False})
+                   for label in judge.IDENTIFIERS]
+        try:
+            return judge.ids_mode(*(reply.get("tokens") for reply in replies))
+        except (ValueError, AttributeError) as exc:  # no route (None), or no usable ids
+            logger.warning("judge_label_bias auto: no label ids from the judge's /tokenize "
+                           "(%r); re-asks add a reminder turn instead", exc)
+            return "none"
+
+    def read_route(self, path: str, body: dict | None = None) -> Any:
+        """The JSON reply of the judge server's `path` beside its base URL (`GET`, or `POST`
+        of `body`), with the judge's own timeout and retries (`timeout_s`, `max_retries`,
+        `backoff_s`); None when the server has no such route (HTTP 404, 405 or 501).
+
+        Raises:
+            InfrastructureError: ("judge", reason, URL) when it cannot be read: connection
+                refused, timeout, any other HTTP status, a reply that is not JSON.
+        """
+        url = self.config.base_url.rstrip("/").removesuffix("/v1") + path
         key = self.api_key()
         headers = {"content-type": "application/json",
                    **({"authorization": f"Bearer {key}"} if key and key != "EMPTY" else {})}
-        ids = []
-        try:
-            for label in judge.IDENTIFIERS:
-                body = json.dumps({"model": self.config.model, "prompt": label,
-                                   "add_special_tokens": False}).encode()
-                request = urllib.request.Request(url, data=body, headers=headers)
-                with urllib.request.urlopen(request, timeout=min(  # noqa: S310
-                        self.config.timeout_s, 10.0)) as response:
-                    ids.append(json.load(response).get("tokens"))
-            return judge.ids_mode(*ids)
-        except (OSError, ValueError, AttributeError) as exc:  # URLError, HTTPError, bad JSON
-            logger.warning("judge_label_bias auto: no label ids from %s (%r); re-asks add a "
-                           "reminder turn instead", url, exc)
-            return "none"
+        data = json.dumps(body).encode() if body is not None else None
+        for attempt in range(self.config.max_retries + 1):
+            request = urllib.request.Request(url, data=data, headers=headers)
+            try:
+                with urllib.request.urlopen(request, timeout=self.config.timeout_s  # noqa: S310
+                                            ) as response:
+                    return json.load(response)
+            except urllib.error.HTTPError as exc:
+                if exc.code in NO_ROUTE:
+                    return None
+                failure: Exception = exc
+            except (OSError, ValueError) as exc:  # refused, timeout, not JSON
+                failure = exc
+            if attempt < self.config.max_retries:
+                time.sleep(self.config.backoff_s * 2 ** attempt)
+        raise InfrastructureError("judge", f"{path} failed after {attempt + 1} tries: "
+                                  f"{failure!r}", url)
 
     def api_key(self) -> str | None:
         """The key from the configured variable; "EMPTY" when none is needed, None if unset."""
@@ -301,7 +329,10 @@ class JudgeClient:
         (`label_bias`); otherwise the judge's own token and a reminder turn are appended, as
         Arena-Hard's second judgment attempt does, and the label mass floor applies again.
         """
-        bias = judge.label_bias_params(await self.label_bias_mode())
+        try:
+            bias = judge.label_bias_params(await self.label_bias_mode())
+        except InfrastructureError as exc:
+            return judge.Verdict(raw_win_prob=None, error=str(exc)), first_token is not None
         if first_token is not None and bias is not None:
             reply = await self.top_logprobs(messages, judge.REASK_TOP_LOGPROBS, bias, 0.0)
             if reply.error:
@@ -340,7 +371,10 @@ class JudgeClient:
         if split.answer is None:
             return judge.no_answer(reference, split.trace_chars)
         answer = split.answer.strip()
-        specials = await self.special_tokens()
+        try:
+            specials = await self.special_tokens()
+        except InfrastructureError as exc:
+            return judge.unscored(str(exc), answer, reference)
         labels = judge.IDENTIFIERS if self.config.both_orders else (None,)
         results = []
         for label in labels:
