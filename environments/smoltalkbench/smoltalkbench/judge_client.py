@@ -239,7 +239,7 @@ class JudgeClient:
                 failure = exc
             if attempt < self.config.max_retries:
                 time.sleep(self.config.backoff_s * 2 ** attempt)
-        raise InfrastructureError("judge", f"{path} failed after {attempt + 1} tries: "
+        raise InfrastructureError("judge", f"{url} failed after {attempt + 1} tries: "
                                   f"{failure!r}", url)
 
     def api_key(self) -> str | None:
@@ -332,7 +332,7 @@ class JudgeClient:
         try:
             bias = judge.label_bias_params(await self.label_bias_mode())
         except InfrastructureError as exc:
-            return judge.Verdict(raw_win_prob=None, error=str(exc)), first_token is not None
+            return judge.Verdict(raw_win_prob=None, error=exc.reason), first_token is not None
         if first_token is not None and bias is not None:
             reply = await self.top_logprobs(messages, judge.REASK_TOP_LOGPROBS, bias, 0.0)
             if reply.error:
@@ -371,10 +371,12 @@ class JudgeClient:
         if split.answer is None:
             return judge.no_answer(reference, split.trace_chars)
         answer = split.answer.strip()
+        if not answer:  # the model's outcome: no judge call (nor any of its routes)
+            return judge.empty_reply(reference, split.trace_chars)
         try:
             specials = await self.special_tokens()
         except InfrastructureError as exc:
-            return judge.unscored(str(exc), answer, reference)
+            return judge.unscored(exc.reason, answer, reference)
         labels = judge.IDENTIFIERS if self.config.both_orders else (None,)
         results = []
         for label in labels:

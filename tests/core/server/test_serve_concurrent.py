@@ -46,3 +46,32 @@ def test_a_request_arriving_mid_stream_waits_and_leaves_the_stream_whole(
     assert chunks[-1]["choices"][0]["finish_reason"] == whole["choices"][0]["finish_reason"]
     streamed = "".join(chunk["choices"][0]["text"] for chunk in chunks)
     assert streamed == whole["choices"][0]["text"]
+
+
+def test_the_model_list_answers_while_another_client_generates(local_model_base_url,
+                                                               local_model_name):
+    # llama-cpp-python's /v1/models waits for the model lock: behind a generation, a run's
+    # "is the model served?" check (endpoint_guard.ensure_served) timed out and failed the run.
+    url = f"{local_model_base_url}/completions"
+    body = {**_body(local_model_name, True), "max_tokens": 256,
+            "prompt": "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,"}
+    listed: list[tuple[int, httpx.Response]] = []
+    chunks = 0
+
+    def list_models() -> None:
+        reply = httpx.get(f"{local_model_base_url}/models", timeout=TIMEOUT_S)
+        listed.append((chunks, reply))  # how many chunks had arrived when it answered
+
+    lister = threading.Thread(target=list_models)
+    with httpx.stream("POST", url, json=body, timeout=TIMEOUT_S) as reply:
+        for line in reply.iter_lines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                chunks += 1
+                if chunks == 1:
+                    lister.start()  # the model is generating for this client, holding its lock
+    lister.join(TIMEOUT_S)
+    assert chunks > 32, chunks
+    (seen, models), = listed
+    assert models.status_code == 200
+    assert [m["id"] for m in models.json()["data"]] == [local_model_name]
+    assert seen < chunks, "the model list waited for the whole generation"

@@ -165,13 +165,39 @@ def request_line(path: str, body: dict | None, size: int) -> str:
     return f"{time.strftime('%Y-%m-%dT%H:%M:%S')} request POST {path} bytes={size} {knobs}".rstrip()
 
 
-class RequestFixer:
-    """ASGI middleware applying `fix_request_body` to JSON POST bodies."""
+def models_reply(served_names: tuple[str, ...]) -> dict:
+    """The `GET /v1/models` body for `served_names`, as llama-cpp-python's server writes it."""
+    return {"object": "list", "data": [
+        {"id": name, "object": "model", "owned_by": "me", "permissions": []}
+        for name in served_names]}
 
-    def __init__(self, app):
+
+async def send_json(send, status: int, reply: dict) -> None:
+    """Send `reply` as one JSON response with `status` over ASGI `send`."""
+    raw = json.dumps(reply).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(raw)).encode())]})
+    await send({"type": "http.response.body", "body": raw})
+
+
+class RequestFixer:
+    """ASGI middleware applying `fix_request_body` to JSON POST bodies, and answering
+    `GET /v1/models` itself from `served_names` (the model aliases it was made with).
+
+    llama-cpp-python's own `/v1/models` waits for the model lock, so behind another client's
+    generation (a judge beside a policy, two test workers) a client's "is my model served?"
+    check timed out and a run failed before it began; the list is fixed when the server starts.
+    """
+
+    def __init__(self, app, served_names: tuple[str, ...] = ()):
         self.app = app
+        self.served_names = served_names
 
     async def __call__(self, scope, receive, send):
+        if (self.served_names and scope["type"] == "http" and scope.get("method") == "GET"
+                and scope["path"].rstrip("/") == "/v1/models"):
+            return await send_json(send, 200, models_reply(self.served_names))
         if scope["type"] == "http" and scope.get("method") == "GET" and loglik.handles(
                 scope["path"], None, "GET"):
             return await loglik.respond(scope["path"], None, send)  # GET /tokenizer_info
@@ -294,7 +320,8 @@ def serve_forever(host: str, port: int, threads: int, model: LocalModel = models
             )
         ],
     )
-    uvicorn.run(RequestFixer(app), host=host, port=port, log_level="warning")
+    uvicorn.run(RequestFixer(app, (model.served_name,)), host=host, port=port,
+                log_level="warning")
 
 
 # --- process management -----------------------------------------------------------------------
