@@ -487,6 +487,11 @@ async def respond(path: str, body: Any, send: Any) -> None:
         status, reply = 400, {"error": {"message": str(exc), "type": "invalid_request_error"}}
     finally:
         await lock.aclose()
+    await send_json(send, status, reply)
+
+
+async def send_json(send, status: int, reply: dict) -> None:
+    """Send `reply` as one JSON response with `status` over ASGI `send`."""
     raw = json.dumps(reply).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),

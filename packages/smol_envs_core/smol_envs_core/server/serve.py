@@ -172,15 +172,6 @@ def models_reply(served_names: tuple[str, ...]) -> dict:
         for name in served_names]}
 
 
-async def send_json(send, status: int, reply: dict) -> None:
-    """Send `reply` as one JSON response with `status` over ASGI `send`."""
-    raw = json.dumps(reply).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(raw)).encode())]})
-    await send({"type": "http.response.body", "body": raw})
-
-
 class RequestFixer:
     """ASGI middleware applying `fix_request_body` to JSON POST bodies, and answering
     `GET /v1/models` itself from `served_names` (the model aliases it was made with).
@@ -197,7 +188,7 @@ class RequestFixer:
     async def __call__(self, scope, receive, send):
         if (self.served_names and scope["type"] == "http" and scope.get("method") == "GET"
                 and scope["path"].rstrip("/") == "/v1/models"):
-            return await send_json(send, 200, models_reply(self.served_names))
+            return await loglik.send_json(send, 200, models_reply(self.served_names))
         if scope["type"] == "http" and scope.get("method") == "GET" and loglik.handles(
                 scope["path"], None, "GET"):
             return await loglik.respond(scope["path"], None, send)  # GET /tokenizer_info
