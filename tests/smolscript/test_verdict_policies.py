@@ -262,6 +262,7 @@ SPIN = ("import time\n\n\ndef solve(n):\n    while time.process_time() < n / 10:
         "        pass\n    return n\n")
 
 
+@pytest.mark.exclusive  # 2.7 CPU-s must fit in the 5 s wall limit: a core to itself
 async def test_cpu_limit_judges_too_slow_and_wall_limit_catches_sleepers():
     """90% of the 3 s CPU limit passes however long the wait for a CPU; 110% times out on
     the exact CPU time; a sleeping program still ends at the wall limit (5 s)."""
