@@ -21,7 +21,11 @@ before and after each model.
 
     uv run python benchmarks/bench_serve_prompt_rows.py [--models smollm2-135m,gemma-3-270m]
         [--threads 1] [--tokens 400] [--rounds 5] [--read 8] [-n 32]
-        [--transformers-python /tmp/tf-venv/bin/python]
+        [--transformers-python /tmp/tf-venv/bin/python [--float32]]
+
+With `--float32` (and a transformers Python), the same is timed once more on a float32 copy of
+the model file (`float32_copy`: the weights transformers computes with, dequantized by llama.cpp
+itself), which tells how much of the prompt gap is the quantized matrix kernels.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import json
 import os
 import statistics
 import subprocess
+import tempfile
 import time
 
 SENTENCE = "The quick brown fox jumps over the lazy dog. "
@@ -75,15 +80,35 @@ def generate(llama, n: int) -> float:
         output_rows.ALL_ROWS.reset(every)
 
 
-def llama_side(key: str, args) -> tuple[list[int], dict[str, float], float, bool, bool]:
+def float32_copy(gguf: str, folder: str) -> str:
+    """The GGUF at `gguf` with every tensor dequantized to float32 (llama.cpp's own quantize
+    tool, `llama_model_quantize` with LLAMA_FTYPE_ALL_F32: the same weights transformers'
+    `gguf_file=` loader computes with), written into `folder`; its path.
+
+    Raises:
+        RuntimeError: llama.cpp refused the conversion.
+    """
+    import ctypes
+
+    import llama_cpp
+
+    out = os.path.join(folder, "float32-" + os.path.basename(gguf))
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype, params.allow_requantize, params.nthread = 0, True, 1  # 0: LLAMA_FTYPE_ALL_F32
+    if llama_cpp.llama_model_quantize(gguf.encode(), out.encode(), ctypes.byref(params)):
+        raise RuntimeError(f"llama.cpp could not write a float32 copy of {gguf}")
+    return out
+
+
+def llama_side(gguf: str, args) -> tuple[list[int], dict[str, float], float, bool, bool]:
     """(prompt tokens, prompt tokens/s per mode, generation tokens/s, last row bit-identical,
-    read rows bit-identical) of our server's path for model `key`."""
+    read rows bit-identical) of our server's path for the model file `gguf`."""
     from llama_cpp import Llama
-    from smol_envs_core.server import models, output_rows
+    from smol_envs_core.server import output_rows
     from smol_envs_core.server.serve import N_CTX
 
     output_rows.selective_rows(Llama)
-    llama = Llama(model_path=str(models.get(key).locate()), n_ctx=N_CTX,
+    llama = Llama(model_path=gguf, n_ctx=N_CTX,
                   n_threads=args.threads, n_threads_batch=args.threads, logits_all=True,
                   verbose=False)
     tokens = llama.tokenize((SENTENCE * (args.tokens // 10 + 1)).encode(), add_bos=True)
@@ -138,12 +163,10 @@ def transformers_side(spec: dict) -> dict[str, float]:
     return rates
 
 
-def run_transformers(python: str, key: str, tokens: list[int], args) -> dict[str, float]:
-    """`transformers_side` for model `key` in the Python at `python` (a subprocess)."""
+def run_transformers(python: str, gguf: str, tokens: list[int], args) -> dict[str, float]:
+    """`transformers_side` for the model file `gguf` in the Python at `python` (a subprocess)."""
     from llama_cpp import Llama
-    from smol_envs_core.server import models
 
-    gguf = str(models.get(key).locate())
     vocab_only = Llama(model_path=gguf, vocab_only=True, verbose=False)
     spec = {"gguf": gguf, "tokens": tokens, "threads": args.threads, "rounds": args.rounds,
             "n": args.n, "gen_prompt": vocab_only.tokenize(GEN_PROMPT.encode(), add_bos=True)}
@@ -166,6 +189,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="positions read at the prompt's end (a continuation's rows)")
     parser.add_argument("-n", type=int, default=32, help="generated tokens")
     parser.add_argument("--transformers-python", default=None)
+    parser.add_argument("--float32", action="store_true",
+                        help="also time ours on a float32 copy of the same weights")
     parser.add_argument("--transformers-side", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.transformers_side:
@@ -174,25 +199,46 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{os.cpu_count()} CPUs, {args.threads} thread(s), medians of {args.rounds} rounds, "
           f"{args.read} read rows, {args.n} generated tokens")
     for key in args.models.split(","):
-        before = os.getloadavg()[0]
-        tokens, rate, gen, last_same, read_same = llama_side(key, args)
-        print(f"{key}: {len(tokens)} prompt tokens; ours: every row {rate['every row']:.1f}, "
+        with tempfile.TemporaryDirectory() as folder:
+            compare_model(key, args, folder)
+
+
+def compare_model(key: str, args, folder: str) -> None:
+    """Print our figures for model `key`, transformers' (with --transformers-python) and, with
+    --float32, ours again on the same weights in float32 (a copy written into `folder`)."""
+    from smol_envs_core.server import models
+
+    gguf = str(models.get(key).locate())
+    before = os.getloadavg()[0]
+    tokens, rate, gen, last_same, read_same = llama_side(gguf, args)
+    print(f"{key}: {len(tokens)} prompt tokens; ours: every row {rate['every row']:.1f}, "
               f"last row {rate['last row']:.1f}, read rows {rate['read rows']:.1f} tokens/s "
               f"(last/every {rate['last row'] / rate['every row']:.2f}x, read/every "
               f"{rate['read rows'] / rate['every row']:.2f}x); generation {gen:.1f} tokens/s; "
               f"bit-identical: last row {last_same}, read rows {read_same}; load {before:.1f} "
               f"-> {os.getloadavg()[0]:.1f}", flush=True)
-        if args.transformers_python:
-            before = os.getloadavg()[0]
-            theirs = run_transformers(args.transformers_python, key, tokens, args)
-            print(f"{key}: transformers float32: every row {theirs['every row']:.1f}, last row "
-                  f"{theirs['last row']:.1f} tokens/s; generation {theirs['generation']:.1f} "
-                  f"tokens/s; ours/transformers: prompt every row "
-                  f"{rate['every row'] / theirs['every row']:.2f}x, last row "
-                  f"{rate['last row'] / theirs['last row']:.2f}x, read rows "
-                  f"{rate['read rows'] / theirs['every row']:.2f}x (vs their every row), "
-                  f"generation {gen / theirs['generation']:.2f}x; load {before:.1f} -> "
-                  f"{os.getloadavg()[0]:.1f}", flush=True)
+    if not args.transformers_python:
+        return
+    before = os.getloadavg()[0]
+    theirs = run_transformers(args.transformers_python, gguf, tokens, args)
+    print(f"{key}: transformers float32: every row {theirs['every row']:.1f}, last row "
+          f"{theirs['last row']:.1f} tokens/s; generation {theirs['generation']:.1f} tokens/s; "
+          f"load {before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+    runs = [("ours", rate, gen)]
+    if args.float32:
+        before = os.getloadavg()[0]
+        _, rate32, gen32, _, _ = llama_side(float32_copy(gguf, folder), args)
+        print(f"{key}: ours on the float32 copy: every row {rate32['every row']:.1f}, last row "
+              f"{rate32['last row']:.1f}, read rows {rate32['read rows']:.1f} tokens/s; "
+              f"generation {gen32:.1f} tokens/s; load {before:.1f} -> "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+        runs.append(("ours float32", rate32, gen32))
+    for name, ours, ours_gen in runs:
+        print(f"{key}: {name}/transformers: prompt every row "
+              f"{ours['every row'] / theirs['every row']:.2f}x, last row "
+              f"{ours['last row'] / theirs['last row']:.2f}x, read rows "
+              f"{ours['read rows'] / theirs['every row']:.2f}x (vs their every row), "
+              f"generation {ours_gen / theirs['generation']:.2f}x", flush=True)
 
 
 if __name__ == "__main__":

@@ -46,10 +46,10 @@ def alias_server(local_model_base_url: str) -> str:
 
 
 def test_the_design_card_command_runs_as_written(alias_server, tmp_path):
-    """`uv run vf-eval pico-dsl-v1 -m <endpoint> -a '{"slice":"repeat"}'` plus -n to keep it
-    short (and -s -o, which only say where the results go, so that they can be checked)."""
+    """`uv run vf-eval pico-dsl-v1 -m <endpoint> -a '{"slice":"repeat"}'` plus -n and -r to keep
+    it short (and -s -o, which only say where the results go, so that they can be checked)."""
     command = ["uv", "run", "vf-eval", "pico-dsl-v1", "-m", "smollm2-135m",
-               "-a", '{"slice":"repeat"}', "-n", "8", "-s", "-o", str(tmp_path)]
+               "-a", '{"slice":"repeat"}', "-n", "8", "-r", "1", "-s", "-o", str(tmp_path)]
     run = _run(command, timeout=590)
     assert run.returncode == 0, run.stderr[-3000:]
     rows = _rows(tmp_path)

@@ -94,10 +94,6 @@ class SmolscriptEnv(PolicyEnv):
     retried and dropped (PolicyEnv).
     """
 
-    # verifiers 0.3.1 refuses the rows' string `task` field in process ("Plain string task
-    # routes are no longer supported"); its env server accepts it.
-    needs_env_server = True
-
     async def preflight(self, client: Any) -> None:
         """The model endpoint's preflight, after one warning line when vf-eval reaches the model
         through a chat API (the `smollm2-135m` alias, `-b` without `--api-client-type`)."""
@@ -139,7 +135,6 @@ def _rows(tasks: Sequence[Mapping[str, Any]], max_tokens: int | None, dataset_sh
         rows.append({
             "prompt": build_prompt(task),
             "answer": "",
-            "task": "smolscript",
             "info": {"id": task["id"], "language": task["language"],
                      "difficulty": task["difficulty"],
                      "max_tokens": token_budget(task["language"], task["difficulty"], max_tokens),

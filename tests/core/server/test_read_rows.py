@@ -123,7 +123,8 @@ def test_only_the_read_rows_are_projected_across_batches(llama, monkeypatch):
 @pytest.mark.parametrize("llama", ["gemma-3-270m"], indirect=True)
 def test_why_gemma_ignores_the_field(llama):
     """Gemma 3: position 58 of an 88-token prompt computed alone, or among 4-7 output rows,
-    differs from the full computation's (0.013 in a logit measured); among 8 rows it agrees."""
+    differs from the full computation's (0.013 in a logit measured); among 8 rows it agrees
+    (ggml's kernels take paths that depend on a product's row count: `loglik` module doc)."""
     tokens = llama.tokenize(("The quick brown fox jumps over the lazy dog. " * 10).encode(),
                             add_bos=True)[:88]
     (every,) = loglik.read_rows(llama, [tokens])

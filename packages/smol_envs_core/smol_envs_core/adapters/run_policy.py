@@ -55,9 +55,6 @@ class RunFailurePolicy:
 
     error_budget: ErrorBudget | None = None
     behaviour_version: str | None = None
-    # True for an environment whose rows verifiers 0.3.1 runs only through its env server
-    # (smolscript: a string `task` field, which the in-process path refuses).
-    needs_env_server: bool = False
 
     async def generate(self, *args: Any, **kwargs: Any) -> Any:
         """verifiers' `generate` (same arguments and result) under the failure policy above.
@@ -113,7 +110,7 @@ class RunFailurePolicy:
         `evaluate` directly. Without a server, `generate` runs the rollouts here, as
         verifiers does with `disable_env_server`.
         """
-        if env_server_wanted() or self.needs_env_server:
+        if env_server_wanted():
             await super().start_server(*args, **kwargs)
 
     async def preflight(self, client: Any) -> None:

@@ -49,8 +49,13 @@ log-probabilities. A token is read when its text ends after that character
 float, bit for bit, as without the field (`tests/core/server/test_read_rows.py`). Only models with
 plain attention honour the field (`prefix_reuse_is_exact`): on Gemma 3 (sliding window) a row
 computed among fewer output rows differed from the full computation's by up to 0.013 in a logit
-(position 58 of an 88-token prompt, alone or among 4-7 rows; among 8 or more it agreed; cause
-not found), so Gemma ignores it and computes every row. A request without the field is answered
+(position 58 of an 88-token prompt among 2-5 output rows, whichever the others; among 8-20 it
+agreed), so Gemma ignores it and computes every row. The cause is in ggml's CPU kernels, whose
+path depends on how many rows a product has: Gemma's last layer multiplies the flagged rows only,
+through Q5_0 weights (llamafile's tinyBLAS, whose tile shapes follow the row count), Q6_K and
+repacked Q4_K ones (four rows at a time, the last `rows % 4` one by one: ggml-cpu repack.cpp);
+padding the flagged rows to the same four-row split was tried and did not remove it. SmolLM2's
+Q4_1 weights take none of those paths. A request without the field is answered
 as before, every row computed.
 
 Only `max_tokens=1` is served on this path (what log-likelihood clients send: one greedy token
