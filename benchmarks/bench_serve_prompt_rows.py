@@ -193,6 +193,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="also time ours on a float32 copy of the same weights")
     parser.add_argument("--transformers-side", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.float32 and not args.transformers_python:
+        parser.error("--float32 compares against transformers: give --transformers-python too")
     if args.transformers_side:
         print(json.dumps(transformers_side(json.loads(args.transformers_side))))
         return
