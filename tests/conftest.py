@@ -109,9 +109,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def _model_server(key: str):
     """Yield the base URL of our server of registry model `key` on its port, started when none
-    runs there and released (stopped by its starter once no other user is left) afterwards."""
+    runs there (governed beside other xdist workers: `beside_other_workers`) and released
+    (stopped by its starter once no other user is left) afterwards."""
     from smol_envs_core import procman
     from smol_envs_core.server import models
+
+    from tests.support.model_server import beside_other_workers
 
     serve = _serve_module()
     port = _model_port(key)
@@ -121,7 +124,8 @@ def _model_server(key: str):
     try:
         # Ours (reused, waiting while it is busy), or a fresh one.
         started_here = serve.start_with_owner(serve.DEFAULT_HOST, port, threads=2,
-                                              model=models.get(key))
+                                              model=models.get(key),
+                                              governed=beside_other_workers())
         yield serve.base_url(serve.DEFAULT_HOST, port)
     finally:
         procman.release(state_dir, started_here)

@@ -14,7 +14,7 @@ import pytest
 from smol_slm_eval.errors import EndpointRefusedError
 from smol_slm_eval.loglik_client import continuation_logliks, probe
 
-from tests.support.llama_direct import direct_logits, direct_logprobs
+from tests.support.llama_direct import direct_llama, direct_logits, direct_logprobs
 
 pytestmark = pytest.mark.integration
 
@@ -25,11 +25,9 @@ CHOICES = [" ice", " steam", " a rock", " liquid water"]
 @pytest.fixture(scope="module")
 def llama():
     """A direct, separate in-process copy of the model the server runs."""
-    from llama_cpp import Llama
     from smol_envs_core.server.serve import N_CTX, model_path
 
-    return Llama(model_path=str(model_path()), n_ctx=N_CTX, n_threads=2, logits_all=True,
-                 verbose=False)
+    return direct_llama(model_path(), n_ctx=N_CTX)
 
 
 

@@ -5,6 +5,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.support.model_server import beside_other_workers
+
+
+def direct_llama(model_path: str, threads: int = 2, **settings):
+    """A llama-cpp-python `Llama` of the GGUF at `model_path` with `threads` threads (prompt
+    and generation), logits for every row (`logits_all`), quiet, and `settings` (n_ctx, ...).
+
+    Beside other xdist workers it is an instance of a subclass whose decodes govern their
+    thread count as the server's do (`serve.governed_threads`; the count never changes a
+    logit), so a worker's direct copy does not stall on a core the other worker keeps busy.
+    Patches already made to `Llama.eval` (such as `output_rows.selective_rows`) are kept.
+    """
+    from llama_cpp import Llama
+
+    cls = Llama
+    if beside_other_workers():
+        from smol_envs_core.server import cpushare, serve
+
+        class GovernedLlama(Llama):
+            pass
+
+        serve.governed_threads(GovernedLlama, cpushare.ThreadGovernor(threads).start())
+        cls = GovernedLlama
+    return cls(model_path=str(model_path), n_threads=threads, n_threads_batch=threads,
+               logits_all=True, verbose=False, **settings)
+
 
 def direct_logits(llama, tokens: list[int]) -> np.ndarray:
     """Logits (len(tokens), n_vocab), float32, after each token, from one fresh `llama.eval`

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from smol_envs_core.server import models, transcript
 
-from tests.support.llama_direct import direct_logprobs
+from tests.support.llama_direct import direct_llama, direct_logprobs
 from tests.support.ports import free_port
 
 pytestmark = pytest.mark.integration
@@ -32,11 +32,9 @@ CHOICES = [" ice", " steam", " a rock"]
 @pytest.fixture(scope="module")
 def llama():
     """A separate in-process copy of the model the server runs (same file, context, threads)."""
-    from llama_cpp import Llama
     from smol_envs_core.server.serve import N_CTX
 
-    return Llama(model_path=str(models.GEMMA3_270M.locate()), n_ctx=N_CTX, n_threads=2,
-                 logits_all=True, verbose=False)
+    return direct_llama(models.GEMMA3_270M.locate(), n_ctx=N_CTX)
 
 
 def post(url: str, body: dict) -> dict:

@@ -11,6 +11,8 @@ import pytest
 from smol_envs_core.server import models, output_rows
 from smol_envs_core.server.serve import N_CTX
 
+from tests.support.llama_direct import direct_llama
+
 PROMPT = "The quick brown fox jumps over the lazy dog. " * 12 + "Then it"
 
 
@@ -39,8 +41,7 @@ def llama(request):
     from llama_cpp import Llama
 
     output_rows.selective_rows(Llama)
-    return Llama(model_path=str(models.get(request.param).locate()), n_ctx=N_CTX, n_threads=2,
-                 n_threads_batch=2, logits_all=True, verbose=False)
+    return direct_llama(models.get(request.param).locate(), n_ctx=N_CTX)
 
 
 def _eval(llama, tokens, all_rows: bool) -> np.ndarray:

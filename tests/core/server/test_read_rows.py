@@ -15,6 +15,8 @@ import pytest
 from smol_envs_core.server import loglik, models, output_rows
 from smol_envs_core.server.serve import N_CTX
 
+from tests.support.llama_direct import direct_llama
+
 CONTEXT = ("The kettle was left on the stove for an hour. Question: Which of these is a gas at "
            "room temperature?\nAnswer:")
 CHOICES = [" ice", " steam", " a rock", " liquid water"]
@@ -73,8 +75,7 @@ def llama(request):
     from llama_cpp import Llama
 
     output_rows.selective_rows(Llama)
-    llama = Llama(model_path=str(models.get(request.param).locate()), n_ctx=N_CTX,
-                  n_threads=2, n_threads_batch=2, logits_all=True, verbose=False)
+    llama = direct_llama(models.get(request.param).locate(), n_ctx=N_CTX)
     llama.key = request.param
     return llama
 
