@@ -10,6 +10,7 @@ with the oracle on every hidden input.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,7 @@ def _between(x: ir.Expr, lo: int, hi: int) -> ir.Expr:
     return b("and", b("ge", x, lo), b("le", x, hi))
 
 
+@functools.cache  # pure in its key; the interpreters ask per element
 def int_pred(key: str) -> Pred:
     """Integer predicates: even, odd, pos, neg, nonzero, gt:K, ge:K, lt:K, le:K, div:K."""
     name, _, arg = key.partition(":")
@@ -82,6 +84,7 @@ def int_pred(key: str) -> Pred:
     return table[name]
 
 
+@functools.cache  # pure in its key; the interpreters ask per element
 def char_pred(key: str) -> Pred:
     """Character-code predicates; ``phrase`` is a plural noun ('vowels', 'digits')."""
     table: dict[str, Pred] = {
@@ -122,6 +125,7 @@ def char_pred(key: str) -> Pred:
     return table[key]
 
 
+@functools.cache  # pure in its key; the interpreters ask per element
 def word_pred(key: str) -> Pred:
     """Word predicates over a word variable name; ``phrase`` completes 'the words ...'."""
     name, _, arg = key.partition(":")
@@ -168,6 +172,7 @@ def word_pred(key: str) -> Pred:
     return table[name]
 
 
+@functools.cache  # pure in its key; the interpreters ask per element
 def int_map(key: str) -> IMap:
     """Int mappings: add:K sub:K mul:K neg abs sq last half dist:K clamp:LO:HI collatz
     max:K min:K."""
@@ -253,6 +258,7 @@ def _shift(c: ir.Expr, base: int, k: int) -> ir.Expr:
     return b("add", b("mod", b("add", b("sub", c, base), k), 26), base)
 
 
+@functools.cache  # pure in its key; the interpreters ask per element
 def char_map(key: str) -> IMap:
     """Char-code mappings (``it`` is unused); ``each`` is the full phrase."""
     name, _, arg = key.partition(":")
