@@ -16,6 +16,8 @@ import pytest
 from smolscript.errors import ModelError
 from smolscript.models import file_sha256, folder_sha256, hash_cache_path, resolve_model
 
+from tests.support.hub import go_offline
+
 pytestmark = pytest.mark.unit
 BIN = Path(sys.executable).parent
 
@@ -24,12 +26,11 @@ BIN = Path(sys.executable).parent
 def private_caches(tmp_path, monkeypatch):
     monkeypatch.setenv("SMOLSCRIPT_HASH_CACHE", str(tmp_path / "hashes.json"))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    # huggingface_hub reads both at import, which another test may already have done.
+    go_offline(monkeypatch)
+    # huggingface_hub reads it at import, which another test may already have done.
     from huggingface_hub import constants
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
 
 
 def fake_gguf(path: Path, payload: bytes = b"weights") -> Path:

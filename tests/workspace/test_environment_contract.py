@@ -19,6 +19,7 @@ import pytest
 from smol_envs_core.adapters.policy import PolicyEnv, ScoreOnceRubric
 from smol_envs_core.errors import InfrastructureError
 
+from tests.support.hub import go_offline
 from tests.support.markdown import table_first_column
 
 pytestmark = pytest.mark.unit
@@ -63,8 +64,7 @@ def case(request, tmp_path_factory):
     """(environment description, its README text, an environment loaded offline)."""
     spec: Env = request.param
     mp = pytest.MonkeyPatch()
-    mp.setenv("HF_HUB_OFFLINE", "1")  # offline: packaged data only, no download
-    mp.setenv("HF_DATASETS_OFFLINE", "1")
+    go_offline(mp)  # packaged data only, no download
     try:
         env = importlib.import_module(spec.module).load_environment(**dict(spec.offline))
     finally:
