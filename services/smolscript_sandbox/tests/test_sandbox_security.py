@@ -200,8 +200,9 @@ async def test_cpu_hog_in_one_slot_cannot_time_out_the_other(svc, request):
         url += "," + request.getfixturevalue("container_peer_url")
     async with SandboxClient(url, max_concurrency=4, timeout_s=REPLY_TIMEOUT_S) as client:
         assert (await client.health())["slots"] >= 2, "needs two program slots"
-        # Five tests of 3 s each: the hog's 60 processes spin for about 15 s.
-        hog = asyncio.create_task(client.run_program("c", {"main.c": CPU_HOG}, ["\n"] * 5))
+        # Three tests of 3 s each: the hog's 60 processes spin for about 9 s, at least 6 s of
+        # them beside the victim (three tests of about 0.25 s of CPU each, 3 s limit).
+        hog = asyncio.create_task(client.run_program("c", {"main.c": CPU_HOG}, ["\n"] * 3))
         await asyncio.sleep(2.5)  # compiled, and its 60 busy processes are running
         assert not hog.done(), "the hog ended before the victim ran"
         victim = await client.run_program("python", {"main.py": VICTIM}, ["\n"] * 3)
