@@ -117,11 +117,11 @@ async def test_local_judge_scores_a_rollout(local_model_base_url, local_model_na
 
 def test_an_unreachable_hub_dataset_names_the_offline_alternatives(monkeypatch):
     from smoltalkbench import data
+    from smoltalkbench.errors import DataError
 
     from tests.support.hub import go_offline
 
     go_offline(monkeypatch)
-    from smoltalkbench.errors import DataError
 
     with pytest.raises(DataError, match="dataset='fixture'"):
         data.load_rows("HuggingFaceSwarms/NoSuchBenchmark", "gold", "test")

@@ -8,14 +8,19 @@ import numpy as np
 from tests.support.model_server import beside_other_workers
 
 
-def direct_llama(model_path: str, threads: int = 2, **settings):
-    """A llama-cpp-python `Llama` of the GGUF at `model_path` with `threads` threads (prompt
-    and generation), logits for every row (`logits_all`), quiet, and `settings` (n_ctx, ...).
+def direct_llama(model_path, threads: int = 2, **settings):
+    """A llama-cpp-python `Llama` of the GGUF at `model_path` (str or Path) with `threads`
+    threads (prompt and generation), logits for every row (`logits_all`: `scores` is
+    (n_ctx, n_vocab) float32), quiet, and `settings` (n_ctx, ...).
 
     Beside other xdist workers it is an instance of a subclass whose decodes govern their
     thread count as the server's do (`serve.governed_threads`; the count never changes a
     logit), so a worker's direct copy does not stall on a core the other worker keeps busy.
-    Patches already made to `Llama.eval` (such as `output_rows.selective_rows`) are kept.
+    Patches already made to `Llama.eval` (such as `output_rows.selective_rows`) are kept. The
+    governor samples the load in a daemon thread for the rest of the test process.
+
+    Raises:
+        ValueError: llama-cpp-python's, when the file is missing or cannot be loaded.
     """
     from llama_cpp import Llama
 
