@@ -14,8 +14,8 @@ import socket
 import pytest
 from smolscript import data
 from smolscript.evaluate import InfraStop, evaluate_predictions
-from smolscript_sandbox.client import SandboxClient, default_url
-from smolscript_sandbox.testing import ensure_service
+from smolscript_sandbox.client import SandboxClient
+from smolscript_sandbox.testing import TEST_URL, ensure_service
 
 pytestmark = pytest.mark.integration
 SUBSET = {"difficulties": ["moderate"]}
@@ -23,10 +23,14 @@ SUBSET = {"difficulties": ["moderate"]}
 
 @pytest.fixture(scope="module")
 def service_url() -> str:
-    url = default_url()
-    info = ensure_service(url)  # started (or reused) at the very URL the evaluator is given
+    """The session's shared scoring service (TEST_URL), the very URL the evaluator is given.
+
+    Not the default address (8790): a service started there by one xdist worker and reused by
+    the other outlived the run (the session's end check stops only the shared TEST_URL one).
+    """
+    info = ensure_service(TEST_URL)
     assert info["browser"]["error"] is None, info["browser"]
-    return url
+    return TEST_URL
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,7 @@ def test_start_records_only_a_ready_process_reuses_it_and_stops_only_it(tmp_path
     try:
         assert started and answers(service.port)
         assert procman.running(service.state_dir) == record
-        assert psutil.Process(record.pid).create_time() == pytest.approx(record.create_time)
+        assert procman.start_time(record.pid) == record.start_time
         again, started_again = procman.start(service)
         assert again.pid == record.pid and not started_again
     finally:
@@ -100,11 +100,50 @@ def test_a_failed_first_request_is_not_ready(tmp_path):
 
 def test_a_recycled_pid_is_never_taken_for_ours(tmp_path):
     me = psutil.Process()
-    fake = procman.Record(pid=os.getpid(), create_time=me.create_time() - 100.0,
+    fake = procman.Record(pid=os.getpid(), start_time=procman.start_time(me.pid) - 100.0,
                           host="127.0.0.1", port=1)
     (tmp_path / procman.RECORD).write_text(json.dumps(dataclasses.asdict(fake)))
     assert procman.running(tmp_path) is None
     assert procman.stop(tmp_path) is False  # and this test process is still alive
+
+
+def test_a_stepped_system_clock_changes_no_process_identity(tmp_path, monkeypatch):
+    """psutil's wall-clock create time moves with /proc/stat's btime when the clock is stepped
+    (a paused virtual machine resumed): CI once lost four services that way (their records
+    dropped as recycled pids, the processes left running). Here btime moves by 1 s after the
+    start: the service is still ours, its users still live, and `stop` still stops it."""
+    import psutil._pslinux as pslinux
+
+    service = http_service(tmp_path)
+    record, _ = procman.start(service)
+    user = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from smol_envs_core import procman; "
+        f"procman.add_user({str(service.state_dir)!r}); print('in', flush=True); time.sleep(60)")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert user.stdout.readline() == "in\n"
+        booted = pslinux.boot_time()
+        monkeypatch.setattr(pslinux, "boot_time", lambda: booted + 1.0)
+        wall_clock = psutil.Process(record.pid).create_time()  # the step, as psutil sees it
+        assert wall_clock - (booted + procman.start_time(record.pid)) == pytest.approx(1.0)
+        assert procman.running(service.state_dir) == record
+        assert [name.split("-")[0] for name in procman.other_users(service.state_dir)] == [
+            str(user.pid)]
+        assert procman.stop(service.state_dir) and not answers(service.port)
+    finally:
+        user.kill()
+        user.wait()
+        procman.stop(service.state_dir)
+
+
+def test_a_record_written_with_a_wall_clock_create_time_is_still_read(tmp_path):
+    """Records written before start times held psutil's `create_time` (a running server
+    started by an older version must still be found, and stopped, by this one)."""
+    me = psutil.Process()
+    (tmp_path / procman.RECORD).write_text(json.dumps({
+        "pid": me.pid, "create_time": me.create_time(), "host": "127.0.0.1", "port": 1}))
+    assert procman.read_record(tmp_path).start_time == procman.start_time(me.pid)
+    assert procman.running(tmp_path) is not None
 
 
 def test_serve_status_exits_3_when_stopped(tmp_path):

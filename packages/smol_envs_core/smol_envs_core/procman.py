@@ -1,11 +1,12 @@
 """One process manager for the local services (the model server, the scoring service).
 
 A service is one background process per (name, port), with its state in one folder per port:
-`process.json` (the record: pid, process create time, host, port, argv, log), `server.log`,
+`process.json` (the record: pid, process start time, host, port, argv, log), `server.log`,
 `start.lock` and `users/`. The rules:
 
-- liveness is psutil's: a record names our process only while a process with that pid *and
-  that create time* runs and is not a zombie (a recycled pid is never mistaken for ours);
+- liveness: a record names our process only while a process with that pid *and that start
+  time* (`start_time`: seconds after boot, which no clock change moves) runs and is not a
+  zombie (a recycled pid is never mistaken for ours);
 - `start` holds a file lock (filelock) for the whole start, so two starters never race: the
   second waits, then finds the first one's service and reuses it;
 - a process counts as started only once ready: the record is written after the readiness
@@ -13,7 +14,7 @@ A service is one background process per (name, port), with its state in one fold
   dies or hangs before that is killed and reported with how it ended and its log tail;
 - `stop` stops only what the record names (the process group we started), never a process
   found by name or port;
-- users: a caller that shares a service registers itself (`users/<pid>-<create time>`); the
+- users: a caller that shares a service registers itself (`users/<pid>-<start time>`); the
   one that started it stops it when the last live user leaves (`release`).
 
 Failures raise `InfrastructureError` (component: the service's name).
@@ -81,12 +82,36 @@ class Service:
     confirm_what: str = "first request"
 
 
+def start_time(pid: int) -> float:
+    """Seconds after boot at which process `pid` started (10 ms resolution).
+
+    Read from `starttime`, field 22 of /proc/PID/stat, in clock ticks since boot (proc(5)).
+    psutil's `create_time()` is this plus /proc/stat's `btime`, in wall-clock seconds, and
+    `btime` moves whenever the system clock is stepped (NTP, a virtual machine resumed from a
+    pause); compared across processes and minutes it once took our live services for
+    recycled pids (their records were dropped and the processes left running). This value
+    never changes for the life of a process, so (pid, start_time) names one process. psutil
+    keys its own process identity on the same value on Linux (`Process._get_ident`).
+
+    Raises psutil.NoSuchProcess when no process `pid` exists.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        raise psutil.NoSuchProcess(pid) from None
+    fields = stat[stat.rindex(")") + 2:].split()  # field 3 (state) onwards; comm may hold ")"
+    return int(fields[22 - 3]) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass(frozen=True)
 class Record:
-    """The one process we started for a service (written once it is ready)."""
+    """The one process we started for a service (written once it is ready).
+
+    `start_time` is `start_time(pid)`: seconds after boot, not a wall-clock time.
+    """
 
     pid: int
-    create_time: float
+    start_time: float
     host: str
     port: int
     argv: list[str] = field(default_factory=list)
@@ -95,9 +120,9 @@ class Record:
     def process(self) -> psutil.Process | None:
         """The live process this record names, or None (gone, recycled pid, or a zombie)."""
         try:
-            proc = psutil.Process(self.pid)
-            if abs(proc.create_time() - self.create_time) > 0.01:
+            if abs(start_time(self.pid) - self.start_time) > 0.005:
                 return None
+            proc = psutil.Process(self.pid)
             if proc.status() == psutil.STATUS_ZOMBIE:
                 return None
         except psutil.Error:
@@ -106,9 +131,16 @@ class Record:
 
 
 def read_record(state_dir: Path) -> Record | None:
-    """The record in `state_dir`, or None when there is none (or it is unreadable)."""
+    """The record in `state_dir`, or None when there is none (or it is unreadable).
+
+    A record written before `start_time` (it held psutil's wall-clock `create_time`) is read
+    with that converted at today's boot time.
+    """
     try:
-        return Record(**json.loads((Path(state_dir) / RECORD).read_text()))
+        data = json.loads((Path(state_dir) / RECORD).read_text())
+        if "create_time" in data and "start_time" not in data:
+            data["start_time"] = round(data.pop("create_time") - psutil.boot_time(), 2)
+        return Record(**data)
     except (OSError, ValueError, TypeError):
         return None
 
@@ -185,7 +217,7 @@ def start(service: Service) -> tuple[Record, bool]:
                 env=dict(service.env) if service.env is not None else None,
             )
         try:
-            create_time = psutil.Process(proc.pid).create_time()
+            started = start_time(proc.pid)
             _wait_ready(service, proc.pid, proc, log_path)
         except BaseException:
             if proc.poll() is None:
@@ -194,7 +226,7 @@ def start(service: Service) -> tuple[Record, bool]:
                 proc.wait()
             raise
         # Recorded only once ready: a half-started process is never "ours".
-        record = Record(pid=proc.pid, create_time=create_time, host=service.host,
+        record = Record(pid=proc.pid, start_time=started, host=service.host,
                         port=service.port, argv=list(service.argv), log=str(log_path))
         (state_dir / RECORD).write_text(json.dumps(asdict(record)))
         return record, True
@@ -245,7 +277,7 @@ def _wait_ready(service: Service, pid: int, proc: subprocess.Popen | None,
 def stop(state_dir: Path, wait_s: float = 10.0) -> bool:
     """Stop the process our record names (its whole process group); True if one was running.
 
-    Never signals a process the record does not name (pid and create time must both match).
+    Never signals a process the record does not name (pid and start time must both match).
     """
     state_dir = Path(state_dir)
     record = read_record(state_dir)
@@ -271,13 +303,15 @@ def stop(state_dir: Path, wait_s: float = 10.0) -> bool:
 
 
 def _me() -> str:
-    return f"{os.getpid()}-{psutil.Process().create_time():.3f}"
+    return f"{os.getpid()}-{start_time(os.getpid()):.2f}"
 
 
 def _user_alive(name: str) -> bool:
-    pid, _, created = name.partition("-")
+    """True when the user `<pid>-<start time>` is a live process (an entry written before
+    start times, `<pid>-<wall-clock create time>`, never matches: it is forgotten)."""
+    pid, _, started = name.partition("-")
     try:
-        return abs(psutil.Process(int(pid)).create_time() - float(created)) < 0.01
+        return abs(start_time(int(pid)) - float(started)) < 0.005
     except (psutil.Error, ValueError):
         return False
 
