@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import suites
+from . import interrupt, suites
 from .engines import ENGINES, LLAMA_CPP, VLLM_PYTHON_VAR
 
 DESCRIPTION = """Score MODEL across the collection in one command.
@@ -104,7 +104,7 @@ def run_eval(args: argparse.Namespace, argv: list[str] | None) -> int:
     except KeyboardInterrupt:  # between runs or during the summary: every run is saved
         print(f"smol-envs eval: interrupted after the runs; they are saved in {args.output} "
               f"(`smol-envs report {args.output}` shows them)", file=sys.stderr)
-        return 130
+        return interrupt.handled()
 
 
 def _evaluate_all(args: argparse.Namespace, given: list[str], raw: list[str]) -> int:

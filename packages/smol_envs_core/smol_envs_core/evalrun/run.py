@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InfrastructureError, SmolEnvsError
+from . import interrupt, resume, suites
 from . import manifest as manifests
-from . import resume, suites
 from .engines import LlamaCpp
 from .model import ENDPOINT, ModelSpec, is_hf_folder
 from .resume import EVAL_KEY, complete
@@ -282,7 +282,7 @@ def evaluate(spec: ModelSpec, opts: EvalOptions, log=None) -> int:
             f"{' (' + ', '.join(done) + ')' if done else ''}"
             f"{f' and {rows} row(s) of {current[0].name}' if rows else ''}; stopped "
             f"{', '.join(stopped) or 'nothing'}; resume: {_resume_command(opts)}")
-        return 130
+        return interrupt.handled()
     except InfrastructureError:
         if current:  # its good rows, where `smol-envs report` does not take them for results
             resume.keep_unfinished(current[1], out / f"{current[0].name}"
