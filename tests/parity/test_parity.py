@@ -25,15 +25,28 @@ from tests.support import venvs
 pytestmark = pytest.mark.integration
 
 
-def v1_run(python: str, env_id: str, *extra: str) -> dict[str, Any]:
-    """`tests.parity.v1_side` under the interpreter `python` (the 0.3.1 or the 0.4.0 venv)."""
-    environ = venvs.environ() if python != sys.executable else None
-    done = subprocess.run([python, "-m", "tests.parity.v1_side", env_id, *extra],
-                          capture_output=True, text=True, timeout=600, cwd=venvs.REPO,
-                          env=environ)
-    if done.returncode:
-        raise AssertionError(f"v1 side failed under {python}:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def v1_runs(env_id: str, *extra: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`tests.parity.v1_side` under verifiers 0.3.1 (this venv) and 0.4.0 (its venv), both
+    processes at once; returns (0.3.1's output, 0.4.0's output)."""
+    pythons = (sys.executable, str(venvs.python()))
+    procs = [subprocess.Popen([python, "-m", "tests.parity.v1_side", env_id, *extra],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=venvs.REPO,
+                              env=venvs.environ() if python != sys.executable else None)
+             for python in pythons]
+    outputs = []
+    try:
+        for python, proc in zip(pythons, procs, strict=True):
+            out, err = proc.communicate(timeout=600)
+            if proc.returncode:
+                raise AssertionError(f"v1 side failed under {python}:\n{err[-4000:]}")
+            outputs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for proc in procs:  # one failed or hung: the other is not left running
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return outputs[0], outputs[1]
 
 
 def table(env_id: str, runs: dict[str, dict[str, Any]], reward_name: str) -> str:
@@ -77,8 +90,7 @@ def test_pico_parity() -> None:
     classic = {case: classic_side.observe(
         env, case, classic_side.state_for(records[task.data.row_id], k, reply),
         DECLARATION.names) for k, (case, task, reply) in enumerate(assigned)}
-    check("pico-dsl-v1", classic, v1_run(sys.executable, "pico-dsl-v1"),
-          v1_run(str(venvs.python()), "pico-dsl-v1"))
+    check("pico-dsl-v1", classic, *v1_runs("pico-dsl-v1"))
 
 
 def closed_port_url() -> str:
@@ -88,8 +100,26 @@ def closed_port_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-@pytest.mark.parametrize("reward_only", [False, True], ids=["full", "reward_only"])
-def test_smolscript_parity(reward_only: bool) -> None:
+REWARD_ONLY = (False, True)
+
+
+@pytest.fixture(scope="module")
+def smolscript_v1() -> dict[bool, tuple[dict[str, Any], dict[str, Any]]]:
+    """smolscript's corpus through the v1 loop of both verifiers versions, in the full scoring
+    and in reward-only scoring (one v1_side process per version scores both): reward_only ->
+    (0.3.1's output, 0.4.0's output)."""
+    from smolscript_sandbox.testing import TEST_URL, ensure_service
+
+    ensure_service()
+    options = json.dumps([{"reward_only": True} if r else {} for r in REWARD_ONLY])
+    v1_031, v1_040 = v1_runs("smolscript", TEST_URL, closed_port_url(), options)
+    return {reward_only: ({**v1_031, "cases": v1_031["cases"][k]},
+                          {**v1_040, "cases": v1_040["cases"][k]})
+            for k, reward_only in enumerate(REWARD_ONLY)}
+
+
+@pytest.mark.parametrize("reward_only", REWARD_ONLY, ids=["full", "reward_only"])
+def test_smolscript_parity(reward_only: bool, smolscript_v1) -> None:
     """Both adapters agree, in the full scoring and in the trainers' reward-only scoring
     (`load_environment(reward_only=True)` against the v1 task option `reward_only`)."""
     from smolscript import load_environment
@@ -109,9 +139,7 @@ def test_smolscript_parity(reward_only: bool) -> None:
         env = envs[down if case == corpus.SCORING_FAILURE else TEST_URL]
         state = classic_side.state_for(records[task.data.task_id], k, reply, chat=False)
         classic[case] = classic_side.observe(env, case, state, declaration_for(reward_only).names)
-    options = json.dumps({"reward_only": True} if reward_only else {})
-    check("smolscript", classic, v1_run(sys.executable, "smolscript", TEST_URL, down, options),
-          v1_run(str(venvs.python()), "smolscript", TEST_URL, down, options))
+    check("smolscript", classic, *smolscript_v1[reward_only])
     assert ("hidden_test_pass_rate" in classic["gold"]["scores"]) is not reward_only
     assert not classic[corpus.SCORING_FAILURE]["ok"]
 
@@ -133,8 +161,7 @@ def test_smoltalkbench_parity() -> None:
         classic = {case: classic_side.observe(
             env, case, classic_side.state_for(records[task.data.row_id], k, reply),
             DECLARATION.names) for k, (case, task, reply) in enumerate(assigned)}
-    check("smoltalkbench", classic, v1_run(sys.executable, "smoltalkbench"),
-          v1_run(str(venvs.python()), "smoltalkbench"))
+    check("smoltalkbench", classic, *v1_runs("smoltalkbench"))
     assert not classic[corpus.SCORING_FAILURE]["ok"]
     # Issue 43 item 3: the over-long reply overflows the scripted judge's context (HTTP 400):
     # the reply's loss in every adapter, not a judge error (it used to stop the run).

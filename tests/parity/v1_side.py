@@ -3,9 +3,12 @@
 `python -m tests.parity.v1_side ENV_ID [SERVICE_URL [FAILING_URL [TASK_OPTIONS_JSON]]]` loads
 the taskset's eval tasks, serves them from a spawned v1 env server (as prime-rl does,
 `tests.contract_rl.driver`), answers each task with its corpus case from a scripted endpoint (a
-scripted judge too, for smoltalkbench), and prints one JSON object: case -> {ok, reward,
-scores} (scores = trace metrics and rewards by name). Uses only names that verifiers 0.3.1 and
-0.4.0 both ship, so the same file runs in the workspace venv and in the 0.4.0 venv.
+scripted judge too, for smoltalkbench), and prints one JSON object: {"verifiers": version,
+"cases": case -> {ok, reward, scores}} (scores = trace metrics and rewards by name).
+TASK_OPTIONS_JSON is one object of task options, or a list of them: then "cases" is a list, one
+per option set, all scored by this one process (the imports and the task list paid once). Uses
+only names that verifiers 0.3.1 and 0.4.0 both ship, so the same file runs in the workspace venv
+and in the 0.4.0 venv.
 """
 
 from __future__ import annotations
@@ -87,6 +90,15 @@ def run(env_id: str, service_url: str | None = None, failing_url: str | None = N
             "cases": {name: cases[name] for name, _, _ in assigned}}
 
 
+def main(argv: list[str]) -> dict[str, Any]:
+    """The command (module docstring): one run, or one per option set in a list."""
+    env_id, service_url, failing_url, options = (argv + [""] * 4)[:4]
+    options = json.loads(options or "{}")
+    if isinstance(options, dict):
+        return run(env_id, service_url or None, failing_url or None, options)
+    runs = [run(env_id, service_url or None, failing_url or None, one) for one in options]
+    return {"verifiers": verifiers.__version__, "cases": [r["cases"] for r in runs]}
+
+
 if __name__ == "__main__":
-    args = sys.argv[1:] + [""] * 4
-    print(json.dumps(run(args[0], args[1] or None, args[2] or None, json.loads(args[3] or "{}"))))
+    print(json.dumps(main(sys.argv[1:])))
