@@ -112,17 +112,21 @@ def python(verifiers: str = "0.4.0") -> Path:
     wheels = wheelhouse()
     venv = CACHE / f"vf{verifiers.replace('.', '')}"
     interpreter = venv / "bin" / "python"
-    stamp = venv / "wheels.txt"
+    stamp, built = venv / "wheels.txt", f"{wheels.name} bytecode"
     with _building():
-        if interpreter.exists() and stamp.exists() and stamp.read_text() == wheels.name:
+        if interpreter.exists() and stamp.exists() and stamp.read_text() == built:
             return interpreter
         _run([uv, "venv", "-q", "--clear", "-p", sys.executable, str(venv)])
         ours = [p.name.split("-")[0].replace("_", "-") for p in wheels.glob("*.tar.gz")]
         no_binary = [a for name in ours for a in ("--no-binary", name)] if (
             verifiers in FROM_SDIST) else []
-        _run([uv, "pip", "install", "-q", "-p", str(interpreter), "--find-links", str(wheels),
-              *no_binary, f"verifiers=={verifiers}", *ENVIRONMENTS])
-        stamp.write_text(wheels.name)
+        # --compile-bytecode: with PYTHONDONTWRITEBYTECODE=1 (set on our machines) nothing
+        # writes .pyc files later, and every process of the venv compiled its whole import tree
+        # from source: tests.parity.v1_side under 0.4.0 took 18.4 s, with them 9.9 s.
+        _run([uv, "pip", "install", "-q", "--compile-bytecode", "-p", str(interpreter),
+              "--find-links", str(wheels), *no_binary, f"verifiers=={verifiers}",
+              *ENVIRONMENTS])
+        stamp.write_text(built)
     return interpreter
 
 

@@ -31,7 +31,7 @@ def test_server_starts_with_the_context_asked_for(tmp_path, monkeypatch):
     port = int(os.environ.get("SMOL_ENVS_MODEL_PORT", "8765")) + 2  # a port of our own
     url = serve.start("127.0.0.1", port, threads=1, n_ctx=8192)
     try:
-        long_prompt = "word " * 3000  # about 3,000 tokens: past the default 2,048
+        long_prompt = "word " * 2200  # about 2,200 tokens: past the default 2,048
         tokens = httpx.post(f"{url.removesuffix('/v1')}/tokenize",
                             json={"prompt": long_prompt}, timeout=60).json()
         assert tokens["max_model_len"] == 8192 and tokens["count"] > 2048
