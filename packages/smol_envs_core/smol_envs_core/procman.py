@@ -82,6 +82,9 @@ class Service:
     confirm_what: str = "first request"
 
 
+_PROC_STAT = Path("/proc/self/stat")
+
+
 def start_time(pid: int) -> float:
     """Seconds after boot at which process `pid` started (10 ms resolution).
 
@@ -91,10 +94,13 @@ def start_time(pid: int) -> float:
     pause); compared across processes and minutes it once took our live services for
     recycled pids (their records were dropped and the processes left running). This value
     never changes for the life of a process, so (pid, start_time) names one process. psutil
-    keys its own process identity on the same value on Linux (`Process._get_ident`).
+    keys its own process identity on the same value on Linux (`Process._get_ident`). Without
+    /proc (not Linux) it is psutil's `create_time()`, clock steps and all.
 
     Raises psutil.NoSuchProcess when no process `pid` exists.
     """
+    if not _PROC_STAT.exists():
+        return psutil.Process(pid).create_time()
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
@@ -139,7 +145,9 @@ def read_record(state_dir: Path) -> Record | None:
     try:
         data = json.loads((Path(state_dir) / RECORD).read_text())
         if "create_time" in data and "start_time" not in data:
-            data["start_time"] = round(data.pop("create_time") - psutil.boot_time(), 2)
+            created = data.pop("create_time")
+            data["start_time"] = round(created - psutil.boot_time(), 2) if (
+                _PROC_STAT.exists()) else created
         return Record(**data)
     except (OSError, ValueError, TypeError):
         return None
