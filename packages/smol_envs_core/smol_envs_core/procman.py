@@ -109,6 +109,15 @@ def start_time(pid: int) -> float:
     return int(fields[22 - 3]) / os.sysconf("SC_CLK_TCK")
 
 
+def started_at(pid: int, recorded: float) -> bool:
+    """True when process `pid` runs and started at `recorded` (a `start_time` value, within
+    half its 10 ms resolution): the process a record or a user entry names, not a recycled pid.
+
+    Raises psutil.NoSuchProcess when no process `pid` exists.
+    """
+    return abs(start_time(pid) - recorded) < 0.005
+
+
 @dataclass(frozen=True)
 class Record:
     """The one process we started for a service (written once it is ready).
@@ -126,7 +135,7 @@ class Record:
     def process(self) -> psutil.Process | None:
         """The live process this record names, or None (gone, recycled pid, or a zombie)."""
         try:
-            if abs(start_time(self.pid) - self.start_time) > 0.005:
+            if not started_at(self.pid, self.start_time):
                 return None
             proc = psutil.Process(self.pid)
             if proc.status() == psutil.STATUS_ZOMBIE:
@@ -319,7 +328,7 @@ def _user_alive(name: str) -> bool:
     start times, `<pid>-<wall-clock create time>`, never matches: it is forgotten)."""
     pid, _, started = name.partition("-")
     try:
-        return abs(start_time(int(pid)) - float(started)) < 0.005
+        return started_at(int(pid), float(started))
     except (psutil.Error, ValueError):
         return False
 
