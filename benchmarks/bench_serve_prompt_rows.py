@@ -21,11 +21,20 @@ before and after each model.
 
     uv run python benchmarks/bench_serve_prompt_rows.py [--models smollm2-135m,gemma-3-270m]
         [--threads 1] [--tokens 400] [--rounds 5] [--read 8] [-n 32]
-        [--transformers-python /tmp/tf-venv/bin/python [--float32]]
+        [--transformers-python /tmp/tf-venv/bin/python [--float32] [--copies f32,q8_0,q4_0]
+         [--other-build /tmp/avx512-venv/bin/python]]
 
-With `--float32` (and a transformers Python), the same is timed once more on a float32 copy of
-the model file (`float32_copy`: the weights transformers computes with, dequantized by llama.cpp
-itself), which tells how much of the prompt gap is the quantized matrix kernels.
+With `--copies` (and a transformers Python), ours is timed once more on each copy of the model
+file that llama.cpp's own quantize tool writes from it (`model_copy`): `f32` holds the weights
+transformers computes with, so it tells how much of the prompt gap is the quantized matrix
+kernels; `q8_0` and `q4_0` are the types this llama.cpp multiplies in prompt batches on x86
+(llamafile's tinyBLAS and the CPU repack), which the packaged Q4_1 (SmolLM2) is not. A copy is
+requantized from the packaged file, not from the original weights, so its logits differ from
+the served file's. `--float32` is `--copies f32`.
+
+With `--other-build PYTHON` (a Python with another build of llama-cpp-python, e.g. one with
+AVX-512 kernels: README of `smol_envs_core.server`), ours is timed once more there, on the
+packaged file and each copy, in the same run.
 """
 
 from __future__ import annotations
@@ -80,35 +89,40 @@ def generate(llama, n: int) -> float:
         output_rows.ALL_ROWS.reset(every)
 
 
-def float32_copy(gguf: str, folder: str) -> str:
-    """The GGUF at `gguf` with every tensor dequantized to float32 (llama.cpp's own quantize
-    tool, `llama_model_quantize` with LLAMA_FTYPE_ALL_F32: the same weights transformers'
-    `gguf_file=` loader computes with), written into `folder`; its path.
+COPY_TYPES = {"f32": 0, "q4_0": 2, "q8_0": 7}  # llama.cpp's LLAMA_FTYPE_ALL_F32, MOSTLY_Q4_0, _Q8_0
+
+
+def model_copy(gguf: str, folder: str, kind: str) -> str:
+    """The GGUF at `gguf` written again by llama.cpp's own quantize tool
+    (`llama_model_quantize`, requantizing allowed) with every weight of type `kind` (a key of
+    `COPY_TYPES`; `f32` dequantizes: the same weights transformers' `gguf_file=` loader
+    computes with), into `folder`; its path.
 
     Raises:
+        KeyError: `kind` is not a key of `COPY_TYPES`.
         RuntimeError: llama.cpp refused the conversion.
     """
     import ctypes
 
     import llama_cpp
 
-    out = os.path.join(folder, "float32-" + os.path.basename(gguf))
+    out = os.path.join(folder, f"{kind}-" + os.path.basename(gguf))
     params = llama_cpp.llama_model_quantize_default_params()
-    params.ftype, params.allow_requantize, params.nthread = 0, True, 1  # 0: LLAMA_FTYPE_ALL_F32
+    params.ftype, params.allow_requantize, params.nthread = COPY_TYPES[kind], True, 1
     if llama_cpp.llama_model_quantize(gguf.encode(), out.encode(), ctypes.byref(params)):
-        raise RuntimeError(f"llama.cpp could not write a float32 copy of {gguf}")
+        raise RuntimeError(f"llama.cpp could not write a {kind} copy of {gguf}")
     return out
 
 
 def llama_side(gguf: str, args) -> tuple[list[int], dict[str, float], float, bool, bool]:
     """(prompt tokens, prompt tokens/s per mode, generation tokens/s, last row bit-identical,
-    read rows bit-identical) of our server's path for the model file `gguf`."""
+    read rows bit-identical) of our server's path for the model file `gguf`, with the
+    llama-cpp-python this Python imports and the server's context size `args.n_ctx`."""
     from llama_cpp import Llama
     from smol_envs_core.server import output_rows
-    from smol_envs_core.server.serve import N_CTX
 
     output_rows.selective_rows(Llama)
-    llama = Llama(model_path=gguf, n_ctx=N_CTX,
+    llama = Llama(model_path=gguf, n_ctx=args.n_ctx,
                   n_threads=args.threads, n_threads_batch=args.threads, logits_all=True,
                   verbose=False)
     tokens = llama.tokenize((SENTENCE * (args.tokens // 10 + 1)).encode(), add_bos=True)
@@ -127,7 +141,24 @@ def llama_side(gguf: str, args) -> tuple[list[int], dict[str, float], float, boo
 
     last_same = np.array_equal(rows["last row"][-1], rows["every row"][-1])
     read_same = np.array_equal(rows["read rows"], rows["every row"])
-    return tokens, rate, gen, last_same, read_same
+    return tokens, rate, gen, bool(last_same), bool(read_same)
+
+
+def run_llama(python: str, gguf: str, args) -> tuple[list[int], dict[str, float], float, bool,
+                                                      bool]:
+    """`llama_side` for the model file `gguf` in the Python at `python` (a subprocess: another
+    build of llama-cpp-python; our `output_rows` is put on its path)."""
+    import smol_envs_core
+
+    spec = {key: getattr(args, key) for key in ("threads", "tokens", "rounds", "read", "n",
+                                                 "n_ctx")}
+    package_root = os.path.dirname(os.path.dirname(smol_envs_core.__file__))
+    done = subprocess.run([python, __file__, "--llama-side", json.dumps([gguf, spec])],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": package_root})
+    if done.returncode:
+        raise RuntimeError(f"llama side in {python} failed:\n{done.stderr[-3000:]}")
+    return tuple(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def transformers_side(spec: dict) -> dict[str, float]:
@@ -189,15 +220,34 @@ def main(argv: list[str] | None = None) -> None:
                         help="positions read at the prompt's end (a continuation's rows)")
     parser.add_argument("-n", type=int, default=32, help="generated tokens")
     parser.add_argument("--transformers-python", default=None)
-    parser.add_argument("--float32", action="store_true",
-                        help="also time ours on a float32 copy of the same weights")
+    parser.add_argument("--float32", action="store_true", help="the same as --copies f32")
+    parser.add_argument("--copies", default="",
+                        help="also time ours on these copies of the model file: comma-separated "
+                             f"types of {sorted(COPY_TYPES)}")
+    parser.add_argument("--other-build", default=None, metavar="PYTHON",
+                        help="also time ours (the packaged file and each copy) in this Python: "
+                             "one whose llama-cpp-python was built with other flags")
     parser.add_argument("--transformers-side", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--llama-side", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.float32 and not args.transformers_python:
-        parser.error("--float32 compares against transformers: give --transformers-python too")
+    args.copies = [kind for kind in args.copies.split(",") if kind]
+    if args.float32 and "f32" not in args.copies:
+        args.copies.insert(0, "f32")
+    if any(kind not in COPY_TYPES for kind in args.copies):
+        parser.error(f"--copies takes types of {sorted(COPY_TYPES)}")
+    if (args.copies or args.other_build) and not args.transformers_python:
+        parser.error("--copies and --other-build compare against transformers: give "
+                     "--transformers-python too")
     if args.transformers_side:
         print(json.dumps(transformers_side(json.loads(args.transformers_side))))
         return
+    if args.llama_side:
+        gguf, spec = json.loads(args.llama_side)
+        print(json.dumps(llama_side(gguf, argparse.Namespace(**spec))))
+        return
+    from smol_envs_core.server.serve import N_CTX
+
+    args.n_ctx = N_CTX
     print(f"{os.cpu_count()} CPUs, {args.threads} thread(s), medians of {args.rounds} rounds, "
           f"{args.read} read rows, {args.n} generated tokens")
     for key in args.models.split(","):
@@ -206,8 +256,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def compare_model(key: str, args, folder: str) -> None:
-    """Print our figures for model `key`, transformers' (with --transformers-python) and, with
-    --float32, ours again on the same weights in float32 (a copy written into `folder`)."""
+    """Print our figures for model `key`, transformers' (with --transformers-python), ours on
+    each `--copies` copy of the model file (written into `folder`) and, with --other-build, all
+    of ours again in that Python."""
     from smol_envs_core.server import models
 
     gguf = str(models.get(key).locate())
@@ -227,14 +278,20 @@ def compare_model(key: str, args, folder: str) -> None:
           f"{theirs['last row']:.1f} tokens/s; generation {theirs['generation']:.1f} tokens/s; "
           f"load {before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
     runs = [("ours", rate, gen)]
-    if args.float32:
-        before = os.getloadavg()[0]
-        _, rate32, gen32, _, _ = llama_side(float32_copy(gguf, folder), args)
-        print(f"{key}: ours on the float32 copy: every row {rate32['every row']:.1f}, last row "
-              f"{rate32['last row']:.1f}, read rows {rate32['read rows']:.1f} tokens/s; "
-              f"generation {gen32:.1f} tokens/s; load {before:.1f} -> "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
-        runs.append(("ours float32", rate32, gen32))
+    files = [(kind, model_copy(gguf, folder, kind)) for kind in args.copies]
+    builds = [("", None)] + ([(" (other build)", args.other_build)] if args.other_build else [])
+    for build, python in builds:
+        for kind, path in files if python is None else [("packaged", gguf)] + files:
+            name = f"ours{build} on the {kind} {'file' if kind == 'packaged' else 'copy'}"
+            before = os.getloadavg()[0]
+            side = llama_side(path, args) if python is None else run_llama(python, path, args)
+            _, copy_rate, copy_gen, copy_last, copy_read = side
+            print(f"{key}: {name}: every row {copy_rate['every row']:.1f}, last row "
+                  f"{copy_rate['last row']:.1f}, read rows {copy_rate['read rows']:.1f} "
+                  f"tokens/s; generation {copy_gen:.1f} tokens/s; bit-identical: last row "
+                  f"{copy_last}, read rows {copy_read}; load {before:.1f} -> "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
+            runs.append((name, copy_rate, copy_gen))
     for name, ours, ours_gen in runs:
         print(f"{key}: {name}/transformers: prompt every row "
               f"{ours['every row'] / theirs['every row']:.2f}x, last row "
