@@ -95,7 +95,7 @@ class Service:
         }
         self.versions: dict = {}
         self.fingerprint = ""
-        self.started = time.time()
+        self.started = time.monotonic()  # uptime must not move when the wall clock is stepped
         self.jobs = {"program": 0, "browser": 0}
 
     async def start(self) -> None:
@@ -170,7 +170,7 @@ class Service:
             "toolchains": self.versions,
             "fingerprint": self.fingerprint,
             "jobs": dict(self.jobs),
-            "uptime_s": round(time.time() - self.started, 1),
+            "uptime_s": round(time.monotonic() - self.started, 1),
             "cpu_s": {
                 **cpu_seconds(),
                 "browsers": browser_cpu_seconds(
