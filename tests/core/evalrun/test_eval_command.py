@@ -186,6 +186,7 @@ def test_eval_of_the_alias_saves_a_run_set_the_report_reads_and_stops_its_server
     record = json.loads((out / "manifest.json").read_text())
     assert record["model"]["sha256"] == model_mod.resolve("smollm2-135m").sha256
     assert record["engine"]["name"] == "llama-cpp-python" and record["ended"]
+    assert "AVX2" in record["engine"]["cpu_features"]
     assert set(record["runs"]) == {"pico-dsl-v1", "smol-slm-eval-arc_easy"}
     assert all(r["rows"] == 2 and r["behaviour_version"] for r in record["runs"].values())
     assert "smol-slm-eval arc_easy acc_norm" in done.stdout and "first 2 of 2376" in done.stdout

@@ -35,6 +35,24 @@ def test_the_default_engine_is_llama_cpp_and_an_unknown_one_is_refused():
 
 
 @pytest.mark.unit
+def test_a_served_files_manifest_names_the_portable_kernels_it_computes_with():
+    """The served llama.cpp build is AVX2/FMA/F16C (pyproject's cmake args), the same logits on
+    every x86-64 machine with AVX2; an AVX-512 build or -march=native computes other logits for
+    the same file (server README) and would show here. llama.cpp reports the features it was
+    built with, not the machine's."""
+    import importlib.metadata
+
+    from smol_envs_core.evalrun import manifest
+
+    record = manifest.engine("gguf")
+    assert record["name"] == "llama-cpp-python"
+    assert record["version"] == importlib.metadata.version("llama-cpp-python")
+    assert {"AVX", "AVX2", "FMA", "F16C"} <= set(record["cpu_features"])
+    assert not [f for f in record["cpu_features"] if f.startswith(("AVX512", "AMX"))]
+    assert manifest.engine("endpoint") == {"name": "endpoint", "version": None}
+
+
+@pytest.mark.unit
 def test_vllm_needs_a_named_python_that_exists(monkeypatch, tmp_path):
     monkeypatch.delenv(engines.VLLM_PYTHON_VAR, raising=False)
     with pytest.raises(ValueError, match="--vllm-python PATH .* SMOL_ENVS_VLLM_PYTHON"):

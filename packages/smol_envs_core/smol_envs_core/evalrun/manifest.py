@@ -12,21 +12,40 @@ from pathlib import Path
 
 from ..runinfo import load_average, machine, utc_iso
 
-__all__ = ["MANIFEST", "engine", "load_average", "machine", "now", "read", "write"]
+__all__ = ["MANIFEST", "cpu_features", "engine", "load_average", "machine", "now", "read", "write"]
 
 MANIFEST = "manifest.json"
 
 
 def engine(kind: str) -> dict:
-    """The serving engine and its version: llama-cpp-python for a served file, "endpoint"
-    (unknown engine) for an endpoint."""
+    """The serving engine and its version: llama-cpp-python for a served file, with the CPU
+    instruction sets its build computes with (`cpu_features`: llama.cpp's system info, the
+    features it reports as 1, e.g. ["AVX", "AVX2", "F16C", "FMA", ...]; builds with other
+    sets give other logits for the same file, see `smol_envs_core/server/README.md`), or
+    "endpoint" (unknown engine) for an endpoint. Values are None where llama-cpp-python is not
+    installed."""
     if kind == "endpoint":
         return {"name": "endpoint", "version": None}
     try:
         version = importlib.metadata.version("llama-cpp-python")
     except importlib.metadata.PackageNotFoundError:
-        version = None
-    return {"name": "llama-cpp-python", "version": version}
+        return {"name": "llama-cpp-python", "version": None, "cpu_features": None}
+    return {"name": "llama-cpp-python", "version": version, "cpu_features": cpu_features()}
+
+
+def cpu_features() -> list[str]:
+    """The features llama.cpp's `llama_print_system_info()` reports as 1 for its CPU backend
+    (e.g. "AVX2", "FMA", "REPACK"), in its order. Imports llama_cpp (about 0.1 s)."""
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    features = []
+    for part in info.split("|"):
+        name, _, value = part.rpartition("=")
+        name = name.split(":")[-1].strip()
+        if name and value.strip() == "1" and name not in features:
+            features.append(name)
+    return features
 
 
 def now() -> str:
