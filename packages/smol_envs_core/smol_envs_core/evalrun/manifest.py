@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..runinfo import load_average, machine, utc_iso
 
-__all__ = ["MANIFEST", "cpu_features", "engine", "load_average", "machine", "now", "read", "write"]
+__all__ = ["MANIFEST", "cpu_features", "engine", "load_average", "machine", "now", "read",
+           "write"]
 
 MANIFEST = "manifest.json"
 
@@ -33,12 +34,16 @@ def engine(kind: str) -> dict:
     return {"name": "llama-cpp-python", "version": version, "cpu_features": cpu_features()}
 
 
-def cpu_features() -> list[str]:
+def cpu_features() -> list[str] | None:
     """The features llama.cpp's `llama_print_system_info()` reports as 1 for its CPU backend
-    (e.g. "AVX2", "FMA", "REPACK"), in its order. Imports llama_cpp (about 0.1 s)."""
-    import llama_cpp
+    (e.g. "AVX2", "FMA", "REPACK"), in its order; None when its library does not load (the
+    model server's start then says why). Imports llama_cpp (about 0.1 s)."""
+    try:
+        import llama_cpp
 
-    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+        info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    except (ImportError, OSError, RuntimeError):
+        return None
     features = []
     for part in info.split("|"):
         name, _, value = part.rpartition("=")
