@@ -99,12 +99,14 @@ def run_eval(args: argparse.Namespace, argv: list[str] | None) -> int:
     suites.runs(args.suite, args.env)  # a bad --env fails before anything starts
     environment_ready()
     raw = list(sys.argv[2:] if argv is None else argv[1:])
-    try:
-        return _evaluate_all(args, given, raw)
-    except KeyboardInterrupt:  # between runs or during the summary: every run is saved
-        print(f"smol-envs eval: interrupted after the runs; they are saved in {args.output} "
-              f"(`smol-envs report {args.output}` shows them)", file=sys.stderr)
-        return interrupt.handled()
+    with interrupt.redelivered():  # a Ctrl-C that a library swallowed is sent again
+        try:
+            return _evaluate_all(args, given, raw)
+        except KeyboardInterrupt:  # between runs or during the summary: every run is saved
+            print(f"smol-envs eval: interrupted after the runs; they are saved in "
+                  f"{args.output} (`smol-envs report {args.output}` shows them)",
+                  file=sys.stderr)
+            return interrupt.handled()
 
 
 def _evaluate_all(args: argparse.Namespace, given: list[str], raw: list[str]) -> int:
