@@ -36,8 +36,8 @@ def test_the_default_engine_is_llama_cpp_and_an_unknown_one_is_refused():
 
 @pytest.mark.unit
 def test_a_served_files_manifest_names_the_portable_kernels_it_computes_with():
-    """The served llama.cpp build is AVX2/FMA/F16C (pyproject's cmake args), the same logits on
-    every x86-64 machine with AVX2; an AVX-512 build or -march=native computes other logits for
+    """The served llama.cpp build is AVX2/FMA/F16C (pyproject's cmake args), the same instructions
+    on every x86-64 machine with AVX2; an AVX-512 build or -march=native computes other logits for
     the same file (server README) and would show here. llama.cpp reports the features it was
     built with, not the machine's."""
     import importlib.metadata
