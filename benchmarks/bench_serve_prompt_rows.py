@@ -147,7 +147,11 @@ def llama_side(gguf: str, args) -> tuple[list[int], dict[str, float], float, boo
 def run_llama(python: str, gguf: str, args) -> tuple[list[int], dict[str, float], float, bool,
                                                       bool]:
     """`llama_side` for the model file `gguf` in the Python at `python` (a subprocess: another
-    build of llama-cpp-python; our `output_rows` is put on its path)."""
+    build of llama-cpp-python; our `output_rows` is put on its path).
+
+    Raises:
+        RuntimeError: the subprocess failed (the message ends with its stderr's tail).
+    """
     import smol_envs_core
 
     spec = {key: getattr(args, key) for key in ("threads", "tokens", "rounds", "read", "n",
